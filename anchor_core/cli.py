@@ -1,0 +1,157 @@
+"""``anchor`` command line: a thin shell over the library (collect input, call the core, render)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from anchor_core.config import Settings, open_store
+from anchor_core.errors import AnchorError
+
+DEFAULT_CORPUS = "aiact"
+
+
+def _embedder(settings: Settings):
+    from anchor_core.embeddings import make_embedder
+
+    return make_embedder(settings.embedder)
+
+
+def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
+    from tqdm import tqdm
+
+    from anchor_core.indexing import ingest, load_adapter_corpus
+
+    t0 = time.perf_counter()
+    path = Path(args.path).expanduser() if args.path else None
+    parsed = load_adapter_corpus(args.name, path)
+    corpus = args.corpus or args.name
+    store = open_store(settings)
+    bar = tqdm(total=0, unit="chunk", desc=f"embedding {corpus}", file=sys.stderr, disable=args.quiet)
+
+    def progress(done: int, total: int) -> None:
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    info = ingest(store, _embedder(settings), parsed, corpus=corpus, adapter=args.name,
+                  source=str(path or f"{args.name} demo corpus"), chunking=args.chunking,
+                  groups=args.group or None, progress=progress)
+    bar.close()
+    print(f"corpus {info.name}: {info.documents} documents, {info.units} units, {info.chunks} chunks, "
+          f"{info.references + info.unresolved} references ({info.references} resolved, {info.unresolved} unresolved) "
+          f"in {time.perf_counter() - t0:.1f}s -> {settings.db_path}")
+    return 0
+
+
+def _render(result, show_text: int) -> str:
+    lines = [f"question: {result.question}", f"corpus:   {result.corpus}", ""]
+    for h in result.hits:
+        how = "direct" if not h.via else "via " + " ← ".join(h.via)
+        if h.cited_by:
+            how += f" (also cited by {', '.join(h.cited_by)})"
+        lines.append(f"{h.rank:>2}. {h.label:<22} score {h.score:.4f}  {how}")
+        lines.append(f"    {h.heading}")
+        snippet = " ".join(h.text.split())
+        lines.append(f"    {snippet[:show_text]}{'…' if len(snippet) > show_text else ''}")
+    lines.append("")
+    lines.append("timings (ms): " + ", ".join(f"{k} {v:.1f}" for k, v in result.timings_ms.items()))
+    return "\n".join(lines)
+
+
+def cmd_retrieve(args: argparse.Namespace, settings: Settings) -> int:
+    from anchor_core.retrieve import RetrievalSettings, retrieve
+
+    rs = RetrievalSettings(k=args.k, hops=args.hops, mode=args.mode, include_recitals=args.recitals,
+                           groups=args.group)
+    store = open_store(settings)
+    store.corpus(args.corpus)  # fail on an unknown corpus before loading a model
+    embedder = None if args.mode == "bm25" else _embedder(settings)
+    result = retrieve(args.question, store=store, embedder=embedder, corpus=args.corpus, settings=rs)
+    if args.json:
+        print(json.dumps({
+            "question": result.question,
+            "hits": [{"unit_id": h.unit_id, "part": h.part, "chunk_id": h.chunk_id, "score": h.score, "rank": h.rank,
+                      "via": [v.split("(")[0] for v in h.via], "path": h.path, "cited_by": h.cited_by,
+                      "text": h.text} for h in result.hits],
+            "timings_ms": result.timings_ms,
+        }, ensure_ascii=False, indent=2))
+    else:
+        print(_render(result, args.width))
+    return 0
+
+
+def cmd_corpora(args: argparse.Namespace, settings: Settings) -> int:
+    store = open_store(settings)
+    infos = store.corpora()
+    if not infos:
+        print(f"no corpora in {settings.db_path}; run `anchor ingest aiact` to load the demo corpus.")
+        return 0
+    for c in infos:
+        print(f"{c.name:<12} {c.adapter:<6} {c.units:>6} units {c.chunks:>6} chunks {c.references:>6} refs "
+              f"({c.unresolved} unresolved)  {c.chunking}  {c.embedder}  {c.created_at:%Y-%m-%d %H:%M}")
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace, settings: Settings) -> int:
+    open_store(settings).delete_corpus(args.name)
+    print(f"deleted corpus {args.name}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="anchor", description="Grounded retrieval and claim verification over a corpus.")
+    p.add_argument("-v", "--verbose", action="store_true", help="log what the library does")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    ing = sub.add_parser("ingest", help="ingest a corpus (replaces a corpus of the same name)")
+    ing.add_argument("name", help="adapter: aiact, gdpr, peps, rfc, adgm, files")
+    ing.add_argument("--path", help="folder or file of the corpus (not needed for aiact, the demo corpus)")
+    ing.add_argument("--corpus", help="store under this corpus name (default: the adapter name)")
+    ing.add_argument("--chunking", choices=["structural", "fixed"], default="structural")
+    ing.add_argument("--group", action="append", help="access group given to every document (repeatable)")
+    ing.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    ing.set_defaults(func=cmd_ingest)
+
+    ret = sub.add_parser("retrieve", help="show the evidence a question retrieves, with reference paths")
+    ret.add_argument("question")
+    ret.add_argument("--corpus", default=DEFAULT_CORPUS)
+    ret.add_argument("--k", type=int, default=5)
+    ret.add_argument("--hops", type=int, default=1)
+    ret.add_argument("--mode", choices=["hybrid", "bm25", "dense"], default="hybrid")
+    ret.add_argument("--recitals", action="store_true", help="include recitals (excluded by default: not binding)")
+    ret.add_argument("--group", action="append", help="query as a member of this access group (repeatable)")
+    ret.add_argument("--json", action="store_true", help="print JSON")
+    ret.add_argument("--width", type=int, default=220, help="characters of text shown per hit")
+    ret.set_defaults(func=cmd_retrieve)
+
+    sub.add_parser("corpora", help="list stored corpora").set_defaults(func=cmd_corpora)
+    dele = sub.add_parser("delete", help="delete a stored corpus")
+    dele.add_argument("name")
+    dele.set_defaults(func=cmd_delete)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    settings = Settings.from_env()
+    try:
+        return args.func(args, settings)
+    except AnchorError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except ValidationError as err:
+        msgs = "; ".join(e["msg"].removeprefix("Value error, ") for e in err.errors())
+        print(f"error: {msgs}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

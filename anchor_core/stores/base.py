@@ -1,0 +1,54 @@
+"""The storage contract. Both the embedded SQLite store and the Elasticsearch store
+implement :class:`Store` and pass the same contract tests (``tests/stores/contract.py``).
+
+Ranking fusion is not the store's business: a store returns ranked candidates for one
+signal (BM25 or vector) and the core fuses them (:mod:`anchor_core.fusion`).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from anchor_core.models import Chunk, CorpusInfo, Document, Filters, Reference, Unit
+
+
+@runtime_checkable
+class Store(Protocol):
+    def replace_corpus(self, info: CorpusInfo, documents: list[Document], units: list[Unit],
+                       chunks: list[Chunk], vectors: np.ndarray, references: list[Reference]) -> None:
+        """Atomically swap the corpus ``info.name`` for the given content. If this fails or
+        the process dies midway, the previous content of that corpus stays intact."""
+
+    def corpora(self) -> list[CorpusInfo]: ...
+
+    def corpus(self, name: str) -> CorpusInfo:
+        """Raises :class:`~anchor_core.errors.CorpusNotFound` naming the corpora that exist."""
+
+    def delete_corpus(self, name: str) -> None: ...
+
+    def search_bm25(self, corpus: str, terms: list[str], k: int, filters: Filters) -> list[tuple[str, float]]:
+        """Best ``k`` chunk ids by BM25 over ``terms`` (any term may match), best first,
+        with a score where higher is better."""
+
+    def search_vector(self, corpus: str, vector: np.ndarray, k: int, filters: Filters) -> list[tuple[str, float]]:
+        """Best ``k`` chunk ids by cosine similarity to ``vector``, best first."""
+
+    def get_chunks(self, corpus: str, chunk_ids: list[str]) -> dict[str, Chunk]: ...
+
+    def unit_chunks(self, corpus: str, unit_id: str, filters: Filters) -> list[Chunk]:
+        """Chunks of one unit that ``filters`` allow, in text order."""
+
+    def get_units(self, corpus: str, unit_ids: list[str]) -> dict[str, Unit]: ...
+
+    def documents(self, corpus: str) -> list[Document]: ...
+
+    def references_from(self, corpus: str, unit_ids: list[str]) -> list[Reference]:
+        """Resolved references whose source is one of ``unit_ids``."""
+
+    def references(self, corpus: str) -> list[Reference]:
+        """All references of the corpus, resolved or not."""
+
+    def chunk_vectors(self, corpus: str, chunk_ids: list[str]) -> np.ndarray:
+        """Stored vectors of the chunks, in the order given (rows of zeros for unknown ids)."""

@@ -1,0 +1,32 @@
+"""Small text helpers shared by the stores and the retrieval core."""
+
+from __future__ import annotations
+
+import re
+
+# Function words that carry no retrieval signal. Kept short on purpose: legal words such as
+# "shall", "may", "not" matter to the claim scorer and stay searchable.
+STOP_WORDS = frozenset("""
+a an and are as at be been being but by can could did do does doing for from had has have having
+he her here hers him his how i if in into is it its itself me my of on or our ours she so such
+than that the their theirs them then there these they this those to too us was we were what when
+where which while who whom why will with would you your yours about above after again against all
+am any because before below between both during each few further more most other out over own
+same some through under until up very off once only s t just don should now
+""".split())
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens (letters and digits)."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def query_terms(text: str) -> list[str]:
+    """Distinct content words of a question, in order, stop-words removed."""
+    seen: dict[str, None] = {}
+    for w in words(text):
+        if w not in STOP_WORDS and w not in seen:
+            seen[w] = None
+    return list(seen)

@@ -1,0 +1,123 @@
+"""Cross-references in EU legislative text: ``Article 6(2)``, ``Articles 8 to 15``,
+``Annex III, point 4``, ``point 4 of Annex III``, ``Section A of Annex VIII``.
+
+References to other acts (``Article 9(1) of Regulation (EU) 2016/679``, ``Article 16 TFEU``)
+are kept with no target so that they are counted as unresolved rather than silently
+mistaken for a provision of this act.
+"""
+
+from __future__ import annotations
+
+import re
+
+from anchor_core.models import Reference, Unit
+from ingest.base import part_at
+
+ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
+
+
+def roman_to_int(numeral: str) -> int:
+    total, prev = 0, 0
+    for ch in reversed(numeral.upper()):
+        value = ROMAN[ch]
+        total = total - value if value < prev else total + value
+        prev = max(prev, value)
+    return total
+
+
+_NUM = r"\d+[a-z]?(?:\(\d+\))*"
+_ARTICLES = re.compile(
+    rf"\bArticles?\s+(?P<items>{_NUM}(?:(?:\s*,\s*|\s+(?:and|or|to)\s+)(?!point|first|second|third){_NUM})*)"
+    r"(?P<tail>(?:\s*,\s*(?:first|second|third|fourth|fifth)\s+subparagraph)?"
+    r"(?:\s*,?\s*points?\s+\([a-z0-9]+\)(?:\s*(?:,|and|or|to)\s*\([a-z0-9]+\))*)?)"
+)
+_ANNEXES = re.compile(
+    r"\bAnnex(?:es)?\s+(?P<items>[IVXLC]+(?:(?:\s*,\s*|\s+(?:and|or|to)\s+)[IVXLC]+)*)\b"
+    r"(?:\s*,\s*(?:(?:point|Section)\s+(?P<part>[0-9A-Z]+)))?"
+)
+_PART_OF_ANNEX = re.compile(r"\b(?:point|Section)\s+(?P<part>[0-9A-Z]+)\s+of\s+Annex\s+(?P<annex>[IVXLC]+)\b")
+# What follows a reference to another act's provision.
+_EXTERNAL = re.compile(
+    r"(?:\s*(?:,|and|or|to)\s*\(\d+\))*"
+    r"\s*(?:,\s*(?:first|second|third|fourth)\s+subparagraph\s*,?)?\s*"
+    r"(?:of\s+(?:Regulation|Directive|Decision|Protocol|Council|the\s+Charter|the\s+Treaty|that\s+"
+    r"(?:Regulation|Directive|Decision)|those\s+|the\s+(?:Convention|Agreement))|TFEU|TEU\b)"
+)
+_ITEM = re.compile(r"(\d+[a-z]?)((?:\(\d+\))?)")
+_RANGE_CAP = 40
+
+
+def _article_items(items: str) -> list[tuple[str, str | None]]:
+    """``"8 to 15"`` → articles 8..15; ``"6(2) and 7"`` → (6, "2"), (7, None)."""
+    out: list[tuple[str, str | None]] = []
+    tokens = re.split(r"\s*(,|\band\b|\bor\b|\bto\b)\s*", items)
+    pending_range = False
+    for tok in tokens:
+        if tok in {",", "and", "or", ""}:
+            continue
+        if tok == "to":
+            pending_range = True
+            continue
+        m = _ITEM.match(tok)
+        if not m:
+            continue
+        num, par = m.group(1), (m.group(2)[1:-1] if m.group(2) else None)
+        if pending_range and out and out[-1][0].isdigit() and num.isdigit():
+            start = int(out[-1][0])
+            for n in range(start + 1, min(int(num), start + _RANGE_CAP) + 1):
+                out.append((str(n), None))
+            pending_range = False
+            continue
+        pending_range = False
+        out.append((num, par))
+    return out
+
+
+def _annex_items(items: str) -> list[int]:
+    numerals = re.findall(r"[IVXLC]+", items)
+    values = [roman_to_int(n) for n in numerals]
+    if " to " in items and len(values) == 2 and values[0] < values[1]:
+        return list(range(values[0], values[1] + 1))
+    return values
+
+
+def extract_references(unit: Unit) -> list[Reference]:
+    """All explicit references in the unit's text and title, with offsets and (unresolved) targets."""
+    refs = _extract(unit, unit.text, in_title=False)
+    if unit.title:
+        refs += _extract(unit, unit.title, in_title=True)
+    return refs
+
+
+def _extract(unit: Unit, text: str, *, in_title: bool) -> list[Reference]:
+    refs: list[Reference] = []
+
+    def add(start: int, end: int, dst_unit: str | None, dst_part: str | None) -> None:
+        refs.append(Reference(src_unit=unit.unit_id, src_part=None if in_title else part_at(unit, start),
+                              start=start, end=end, raw=text[start:end], dst_unit=dst_unit, dst_part=dst_part,
+                              in_title=in_title))
+
+    for m in _ARTICLES.finditer(text):
+        if _EXTERNAL.match(text, m.end()):
+            add(m.start(), m.end(), None, None)
+            continue
+        for num, par in _article_items(m.group("items")):
+            add(m.start(), m.end(), f"article-{num}", par)
+
+    covered: list[tuple[int, int]] = []
+    for m in _PART_OF_ANNEX.finditer(text):
+        if _EXTERNAL.match(text, m.end()):
+            continue
+        add(m.start(), m.end(), f"annex-{roman_to_int(m.group('annex'))}", m.group("part"))
+        covered.append((m.start(), m.end()))
+    for m in _ANNEXES.finditer(text):
+        if any(s <= m.start() < e for s, e in covered):
+            continue
+        if _EXTERNAL.match(text, m.end()):
+            add(m.start(), m.end(), None, None)
+            continue
+        numbers = _annex_items(m.group("items"))
+        part = m.group("part") if len(numbers) == 1 else None
+        for n in numbers:
+            add(m.start(), m.end(), f"annex-{n}", part)
+    return refs

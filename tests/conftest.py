@@ -1,0 +1,71 @@
+"""Shared fixtures: a temporary workspace per test and a deterministic embedder.
+
+Tests that need the real MiniLM model are marked ``model``; everything else uses
+:class:`~anchor_core.embeddings.HashEmbedder`, which proves the plumbing without a model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from anchor_core.embeddings import HashEmbedder
+from anchor_core.models import Document, ParsedCorpus, Part, Reference, Unit
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "data"
+
+
+@pytest.fixture(autouse=True)
+def _workspace(tmp_path, monkeypatch):
+    monkeypatch.setenv("ANCHOR_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("ANCHOR_EMBEDDER", "hash")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture
+def embedder() -> HashEmbedder:
+    return HashEmbedder()
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    from anchor_core.embeddings import MiniLMEmbedder
+
+    e = MiniLMEmbedder()
+    e._load()
+    return e
+
+
+def unit(unit_id: str, text: str, *, doc_id: str = "doc", kind: str = "article", heading: str | None = None,
+         title: str = "", parts: list[tuple[str, str]] | None = None) -> Unit:
+    """A unit whose parts are given as (label, exact substring of text)."""
+    ps = []
+    for label, sub in parts or []:
+        start = text.index(sub)
+        ps.append(Part(label=label, start=start, end=start + len(sub)))
+    return Unit(unit_id=unit_id, doc_id=doc_id, kind=kind, heading=heading or unit_id, title=title, text=text, parts=ps)
+
+
+def ref(src: Unit, raw: str, dst_unit: str | None, dst_part: str | None = None) -> Reference:
+    start = src.text.index(raw)
+    part = next((p.label for p in src.parts if p.start <= start < p.end), None)
+    return Reference(src_unit=src.unit_id, src_part=part, start=start, end=start + len(raw), raw=raw,
+                     dst_unit=dst_unit, dst_part=dst_part)
+
+
+@pytest.fixture
+def small_corpus() -> ParsedCorpus:
+    """Two articles and an annex, with Article 2(2) pointing at Annex 1 point 2."""
+    a1 = unit("article-1", "1. This Regulation lays down rules on widget safety.\n2. It applies to widget makers.",
+              heading="Article 1", title="Subject matter", parts=[("1", "1. This Regulation lays down rules on widget safety."),
+                                                               ("2", "2. It applies to widget makers.")])
+    a2 = unit("article-2", "1. Widgets shall be tested before sale.\n2. Widgets listed in Annex I shall be registered.",
+              heading="Article 2", title="Testing", parts=[("1", "1. Widgets shall be tested before sale."),
+                                                          ("2", "2. Widgets listed in Annex I shall be registered.")])
+    x1 = unit("annex-1", "1. Blue widgets used in kitchens.\n2. Red widgets used for recruitment of staff.",
+              kind="annex", heading="Annex I", title="Registered widgets",
+              parts=[("1", "1. Blue widgets used in kitchens."), ("2", "2. Red widgets used for recruitment of staff.")])
+    refs = [ref(a2, "Annex I", "annex-1"), ref(x1, "Blue", None)]
+    return ParsedCorpus(documents=[Document(doc_id="doc", title="Widget Act")], units=[a1, a2, x1], references=refs)

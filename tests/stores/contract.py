@@ -1,0 +1,119 @@
+"""The contract every Store implementation passes. A concrete test module subclasses
+:class:`StoreContract` and provides a ``store`` fixture (see test_sqlite.py)."""
+
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+import pytest
+
+from anchor_core.chunking import chunk_unit
+from anchor_core.embeddings import HashEmbedder
+from anchor_core.errors import CorpusNotFound
+from anchor_core.indexing import ingest, resolve_references
+from anchor_core.models import CorpusInfo, Document, Filters, ParsedCorpus
+from tests.conftest import unit
+
+
+def grouped_corpus() -> ParsedCorpus:
+    docs = [Document(doc_id="hr", title="HR policy", groups=["hr"]),
+            Document(doc_id="fin", title="Finance policy", groups=["finance"]),
+            Document(doc_id="pub", title="Public notice")]
+    units = [unit("hr-1", "Salaries of staff are reviewed every spring by the HR board.", doc_id="hr", kind="file"),
+             unit("fin-1", "Invoices above ten thousand euros need two signatures.", doc_id="fin", kind="file"),
+             unit("pub-1", "The office is open from nine to five on working days.", doc_id="pub", kind="file"),
+             unit("rec-1", "Recital about salaries and invoices and the office.", doc_id="pub", kind="recital")]
+    return ParsedCorpus(documents=docs, units=units)
+
+
+class StoreContract:
+    @pytest.fixture
+    def loaded(self, store, small_corpus):
+        ingest(store, HashEmbedder(), small_corpus, corpus="widgets", adapter="test")
+        return store
+
+    def test_unknown_corpus_names_what_exists(self, loaded):
+        with pytest.raises(CorpusNotFound, match="widgets"):
+            loaded.corpus("nope")
+
+    def test_info_counts(self, loaded):
+        info = loaded.corpus("widgets")
+        assert (info.units, info.references, info.unresolved) == (3, 1, 1)
+        assert [c.name for c in loaded.corpora()] == ["widgets"]
+
+    def test_bm25_ranks_matching_chunk_first(self, loaded):
+        hits = loaded.search_bm25("widgets", ["recruitment", "staff"], 5, Filters())
+        assert hits[0][0].startswith("annex-1")
+        assert all(isinstance(s, float) for _, s in hits)
+
+    def test_vector_search_finds_the_same_text(self, loaded):
+        e = HashEmbedder()
+        chunk = loaded.unit_chunks("widgets", "article-2", Filters())[0]
+        hits = loaded.search_vector("widgets", e.embed([chunk.embed_text])[0], 3, Filters())
+        assert hits[0][0] == chunk.chunk_id
+        assert hits[0][1] == pytest.approx(1.0, abs=1e-5)
+
+    def test_chunks_units_and_references_round_trip(self, loaded, small_corpus):
+        units = loaded.get_units("widgets", ["article-2", "annex-1"])
+        assert units["article-2"] == small_corpus.units[1]
+        chunks = loaded.unit_chunks("widgets", "annex-1", Filters())
+        for c in chunks:
+            assert units["annex-1"].text[c.start:c.end] == c.text
+        assert loaded.get_chunks("widgets", [chunks[0].chunk_id])[chunks[0].chunk_id] == chunks[0]
+        refs = loaded.references_from("widgets", ["article-2"])
+        assert [(r.dst_unit, r.src_part, r.resolved) for r in refs] == [("annex-1", "2", True)]
+        assert len(loaded.references("widgets")) == 2
+        vecs = loaded.chunk_vectors("widgets", [chunks[0].chunk_id, "missing"])
+        assert vecs.shape == (2, 384) and np.allclose(vecs[1], 0)
+
+    def test_replace_swaps_the_whole_corpus(self, loaded):
+        ingest(loaded, HashEmbedder(), grouped_corpus(), corpus="widgets", adapter="test")
+        assert loaded.search_bm25("widgets", ["widgets"], 5, Filters()) == []
+        assert loaded.get_units("widgets", ["article-1"]) == {}
+        assert loaded.references("widgets") == []
+
+    def test_corpora_are_isolated(self, loaded):
+        ingest(loaded, HashEmbedder(), grouped_corpus(), corpus="policies", adapter="test")
+        assert all(cid.startswith(("hr", "fin", "pub", "rec"))
+                   for cid, _ in loaded.search_bm25("policies", ["widgets", "salaries"], 10, Filters()))
+        loaded.delete_corpus("policies")
+        with pytest.raises(CorpusNotFound):
+            loaded.corpus("policies")
+        assert loaded.corpus("widgets").units == 3
+
+    def test_filters_apply_before_the_top_k_cut(self, store):
+        ingest(store, HashEmbedder(), grouped_corpus(), corpus="p", adapter="test")
+        e = HashEmbedder()
+        q = e.embed(["salaries of staff"])[0]
+        for groups, allowed in [(["finance"], {"fin", "pub"}), (["hr"], {"hr", "pub"}), ([], {"pub"}),
+                                (None, {"hr", "fin", "pub"})]:
+            f = Filters(groups=groups, exclude_kinds=["recital"])
+            bm = store.search_bm25("p", ["salaries", "invoices", "office"], 1, f)
+            vec = store.search_vector("p", q, 1, f)
+            assert len(bm) == 1 and len(vec) == 1  # k=1 still finds a visible chunk
+            for cid, _ in bm + vec:
+                assert cid.split("-")[0] in allowed
+        only = Filters(documents=["fin"])
+        assert {c.split("-")[0] for c, _ in store.search_vector("p", q, 10, only)} == {"fin"}
+        with_recitals = store.search_bm25("p", ["recital"], 5, Filters())
+        assert with_recitals and with_recitals[0][0].startswith("rec-1")
+        assert store.search_bm25("p", ["recital"], 5, Filters(exclude_kinds=["recital"])) == []
+
+    def test_a_second_instance_sees_a_replace(self, store, store_factory, small_corpus):
+        ingest(store, HashEmbedder(), small_corpus, corpus="w", adapter="test")
+        other = store_factory()
+        e = HashEmbedder()
+        q = e.embed(["salaries of staff"])[0]
+        assert other.search_vector("w", q, 1, Filters())[0][0].startswith(("article", "annex"))
+        ingest(store, HashEmbedder(), grouped_corpus(), corpus="w", adapter="test")
+        assert other.search_vector("w", q, 1, Filters())[0][0].startswith("hr-1")
+
+
+def raw_replace(store, parsed: ParsedCorpus, name: str) -> None:
+    chunks = [c for u in parsed.units for c in chunk_unit(u)]
+    refs, _ = resolve_references(parsed.units, parsed.references)
+    info = CorpusInfo(name=name, adapter="test", version=uuid.uuid4().hex, units=len(parsed.units),
+                      chunks=len(chunks), embedder="hash-bow-384", dim=384)
+    store.replace_corpus(info, parsed.documents, parsed.units, chunks, HashEmbedder().embed([c.text for c in chunks]),
+                         refs)

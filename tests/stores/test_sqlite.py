@@ -1,0 +1,48 @@
+import pytest
+
+from anchor_core.errors import StoreError
+from anchor_core.models import Chunk, Filters
+from anchor_core.stores.sqlite import SQLiteStore
+from tests.stores.contract import StoreContract, grouped_corpus, raw_replace
+
+
+class TestSQLiteStore(StoreContract):
+    @pytest.fixture
+    def store_factory(self, tmp_path):
+        return lambda: SQLiteStore(tmp_path / "ws" / "anchor.db")
+
+    @pytest.fixture
+    def store(self, store_factory):
+        return store_factory()
+
+
+def test_failed_replace_leaves_the_previous_corpus(tmp_path, small_corpus):
+    store = SQLiteStore(tmp_path / "a.db")
+    raw_replace(store, small_corpus, "w")
+    before = store.search_bm25("w", ["widgets"], 10, Filters())
+    bad = grouped_corpus()
+    # Two chunks with one id violate the unique index halfway through the transaction.
+    from anchor_core.chunking import chunk_unit
+    chunks = [c for u in bad.units for c in chunk_unit(u)]
+    chunks.append(Chunk(**{**chunks[0].model_dump()}))
+    import numpy as np
+    info = store.corpus("w").model_copy(update={"version": "new"})
+    with pytest.raises(Exception):
+        store.replace_corpus(info, bad.documents, bad.units, chunks, np.zeros((len(chunks), 384), np.float32), [])
+    assert store.search_bm25("w", ["widgets"], 10, Filters()) == before
+    assert store.corpus("w").version != "new"
+
+
+def test_damaged_database_gives_an_actionable_error(tmp_path):
+    path = tmp_path / "anchor.db"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StoreError, match="ANCHOR_HOME"):
+        SQLiteStore(path)
+
+
+def test_vector_dimension_mismatch_is_explained(tmp_path, small_corpus):
+    store = SQLiteStore(tmp_path / "a.db")
+    raw_replace(store, small_corpus, "w")
+    import numpy as np
+    with pytest.raises(StoreError, match="re-ingest"):
+        store.search_vector("w", np.ones(10, np.float32), 3, Filters())
