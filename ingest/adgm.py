@@ -108,7 +108,8 @@ _STOP = {"the", "of", "on", "for", "in", "and", "to", "guidance", "rules", "rule
 
 def _title_case(name: str) -> str:
     small = {"and", "of", "the", "for", "in", "on", "to", "&"}
-    return " ".join(w.lower() if w.lower() in small else w[:1].upper() + w[1:].lower() for w in name.split(" "))
+    return " ".join(w.lower() if w.lower() in small else w[:1].upper() + w[1:].lower()
+                    for w in name.split(" "))
 
 
 def _trie(words: set[str]) -> str:
@@ -203,7 +204,8 @@ class _Resolver:
             variants |= {a} if _ABBR.fullmatch(a) else {a, a.upper(), a.lower(), _title_case(a)}
         doc = rf"(?<!\w){_trie(variants)}(?:\s+(?:Rulebook|Rules|Regulations))?"
         self.prefix = re.compile(rf"(?:\((?P<p1>{doc})\)|(?P<p2>{doc}))(?P<comma>,?)\s+\Z")
-        tail = (rf"(?:,?\s+(?:of|in|under|to)\s+(?:the\s+)?(?:Chapter\s+\d+\s+of\s+)?(?P<sched>Schedule\s+\d+))?"
+        tail = (rf"(?:,?\s+(?:of|in|under|to)\s+(?:the\s+)?(?:Chapter\s+\d+\s+of\s+)?"
+                rf"(?P<sched>Schedule\s+\d+))?"
                 rf"(?:\s+(?:of|in|under)\s+(?:the\s+)?(?:(?P<suf>{doc})\b|(?P<foreign>(?:[A-Z][\w&-]*\s+)+"
                 rf"(?:Regulations|Rules|Law|Act|Code|Guidance)\b|Guidance\s+on(?:\s+[A-Z][\w-]*)+)))?")
         self.suffix = re.compile(tail)
@@ -246,7 +248,8 @@ class _Resolver:
         def emit(start: int, end: int, dst: str | None) -> Reference | None:
             if dst == unit.unit_id:
                 return None
-            out.append(Reference(src_unit=unit.unit_id, start=start, end=end, raw=text[start:end], dst_unit=dst))
+            out.append(Reference(src_unit=unit.unit_id, start=start, end=end, raw=text[start:end],
+                                 dst_unit=dst))
             return out[-1]
 
         for m in _CORE.finditer(text):
@@ -272,7 +275,8 @@ class _Resolver:
             if named and target is not None and target != doc.number:
                 self.named.setdefault(doc.number, Counter())[target] += 1
             sched = pid_key(suf.group("sched")) if suf.group("sched") else None
-            if not sched and kw.lower().startswith("paragraph") and doc.is_regulation and target == doc.number:
+            if (not sched and kw.lower().startswith("paragraph") and doc.is_regulation
+                    and target == doc.number):
                 # In regulations numbered paragraphs live in Schedules, never in the sections.
                 sched = pid_key(src_pid.split(".")[0]) if src_pid.startswith("Schedule") else "?"
             first = pre.start() if pre else m.start()
@@ -376,8 +380,8 @@ class AdgmAdapter:
         folder = path / "documents" if path is not None and (path / "documents").is_dir() else path
         files = require_dir(folder, self.name, "*.json")
         assert folder is not None
-        map_path = next((p for p in (folder / "DocumentMap.rtf", folder.parent / "DocumentMap.rtf")
-                         if p.is_file()), folder / "DocumentMap.rtf")
+        map_path = next((d / "DocumentMap.rtf" for d in (folder, folder.parent, folder.parent.parent)
+                         if (d / "DocumentMap.rtf").is_file()), folder / "DocumentMap.rtf")
         names = _read_map(map_path)
         if not names:
             log.warning("no document map at %s; documents are named by number", map_path)
@@ -399,7 +403,7 @@ class AdgmAdapter:
         documents: list[Document] = []
         units: list[Unit] = []
         used_short: set[str] = set()
-        for f in sorted(files, key=lambda p: (not p.stem.isdigit(), int(p.stem) if p.stem.isdigit() else 0, p.name)):
+        for f in sorted(files, key=lambda p: (int(p.stem) if p.stem.isdigit() else 1 << 30, p.name)):
             try:
                 passages = json.loads(read_text(f))
                 number = int(passages[0]["DocumentID"]) if passages else int(f.stem)
@@ -423,9 +427,10 @@ class AdgmAdapter:
                 doc.add(pid, body, uid)
                 if pid.startswith("Part ") or pid.startswith("Schedule"):
                     doc.is_regulation = True
-                if body:
-                    units.append(Unit(unit_id=uid, doc_id=doc.doc_id, kind="passage", heading=f"{short} {pid}",
-                                      title=heading[:80], text=body, meta={"passage_id": pid}))
                 if _is_heading(pid, body):
                     heading = body
+                if body:
+                    units.append(Unit(unit_id=uid, doc_id=doc.doc_id, kind="passage",
+                                      heading=f"{short} {pid}", title=heading[:80], text=body,
+                                      meta={"passage_id": pid}))
         return docs, documents, units
