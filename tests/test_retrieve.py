@@ -1,0 +1,129 @@
+import pytest
+from pydantic import ValidationError
+
+from anchor_core.embeddings import HashEmbedder
+from anchor_core.errors import CorpusNotFound, EmptyStore, QueryError, StoreError
+from anchor_core.fusion import rrf
+from anchor_core.indexing import ingest
+from anchor_core.models import Document, ParsedCorpus
+from anchor_core.retrieve import RetrievalSettings, retrieve
+from anchor_core.stores.sqlite import SQLiteStore
+from tests.conftest import ref, unit
+
+
+@pytest.fixture
+def store(tmp_path, small_corpus):
+    s = SQLiteStore(tmp_path / "r.db")
+    ingest(s, HashEmbedder(), small_corpus, corpus="w", adapter="test")
+    return s
+
+
+def ask(store, q, **kw):
+    return retrieve(q, store=store, embedder=HashEmbedder(), corpus="w", settings=RetrievalSettings(**kw))
+
+
+def test_rrf_rewards_agreement():
+    fused = dict(rrf([["a", "b", "c"], ["c", "b", "d"]]))
+    assert fused["b"] > fused["a"] and fused["c"] > fused["d"]
+    with pytest.raises(ValueError, match="k must be greater than 0"):
+        rrf([["a"]], k=0)
+
+
+def test_a_hop_reaches_the_referenced_part_and_records_the_path(store):
+    with_hops = ask(store, "Which widgets shall be registered?", k=2, hops=1)
+    without = ask(store, "Which widgets shall be registered?", k=2, hops=0)
+    assert [h.chunk_id for h in with_hops.hits] != [h.chunk_id for h in without.hits]
+    followed = [h for h in with_hops.hits if h.via]
+    assert followed and followed[0].unit_id == "annex-1"
+    assert followed[0].via == ["article-2(2)"]
+    assert followed[0].path == f"annex-1({followed[0].part}) ← article-2(2)"
+    assert followed[0].score < with_hops.hits[0].score  # decayed
+
+
+def test_whole_unit_reference_takes_the_chunk_closest_to_the_question(store):
+    r = ask(store, "Are widgets registered when used for recruitment of staff?", k=2, hops=1, mode="bm25")
+    target = [h for h in r.hits if h.unit_id == "annex-1"]
+    assert target and target[0].part == "2"
+
+
+def test_reserved_slots_keep_followed_chunks_in_the_output(tmp_path):
+    # Many direct hits outscore the followed chunk; the slot keeps it anyway.
+    units = [unit(f"article-{i}", f"{i}. Tea kettles must whistle loudly number {i}.", parts=[(str(i), f"{i}. Tea")])
+             for i in range(1, 9)]
+    src = unit("article-9", "Tea kettles must whistle loudly, see Annex II.")
+    target = unit("annex-2", "Unrelated words about ships and anchors.", kind="annex")
+    parsed = ParsedCorpus(documents=[Document(doc_id="doc")], units=[*units, src, target],
+                          references=[ref(src, "Annex II", "annex-2")])
+    s = SQLiteStore(tmp_path / "s.db")
+    ingest(s, HashEmbedder(), parsed, corpus="w", adapter="test")
+    r = retrieve("tea kettles whistle loudly", store=s, embedder=HashEmbedder(), corpus="w",
+                 settings=RetrievalSettings(k=8, hops=1, mode="bm25"))
+    assert any(h.unit_id == "article-9" for h in r.hits)
+    followed = [h for h in r.hits if h.unit_id == "annex-2"]
+    assert followed and followed[0].via == ["article-9"] and followed[0].rank == 8
+    assert len(r.hits) == 8
+    assert [h.rank for h in r.hits] == list(range(1, 9))
+
+
+def test_two_hops_follow_a_chain(tmp_path):
+    a = unit("article-1", "Boilers are regulated; see Article 2.")
+    b = unit("article-2", "Pressure limits are in Annex I.")
+    c = unit("annex-1", "The limit is 3 bar.", kind="annex")
+    parsed = ParsedCorpus(documents=[Document(doc_id="doc")], units=[a, b, c],
+                          references=[ref(a, "Article 2", "article-2"), ref(b, "Annex I", "annex-1")])
+    s = SQLiteStore(tmp_path / "c.db")
+    ingest(s, HashEmbedder(), parsed, corpus="w", adapter="test")
+    one = retrieve("boilers regulated", store=s, embedder=HashEmbedder(), corpus="w",
+                   settings=RetrievalSettings(k=1, hops=1, hop_slots=1, mode="bm25", candidates=1))
+    two = retrieve("boilers regulated", store=s, embedder=HashEmbedder(), corpus="w",
+                   settings=RetrievalSettings(k=3, hops=2, hop_slots=2, mode="bm25", candidates=1))
+    assert [h.unit_id for h in one.hits] == ["article-2"]
+    paths = {h.unit_id: h.via for h in two.hits}
+    assert paths["annex-1"] == ["article-2", "article-1"]
+
+
+def test_recitals_are_excluded_unless_asked(tmp_path):
+    parsed = ParsedCorpus(documents=[Document(doc_id="doc")], units=[
+        unit("recital-1", "Whereas lighthouses matter greatly.", kind="recital"),
+        unit("article-1", "Ports shall keep records.")])
+    s = SQLiteStore(tmp_path / "x.db")
+    ingest(s, HashEmbedder(), parsed, corpus="w", adapter="test")
+    default = retrieve("lighthouses", store=s, embedder=HashEmbedder(), corpus="w")
+    assert all(h.kind != "recital" for h in default.hits)
+    included = retrieve("lighthouses", store=s, embedder=HashEmbedder(), corpus="w",
+                        settings=RetrievalSettings(include_recitals=True))
+    assert included.hits[0].unit_id == "recital-1"
+
+
+def test_bad_questions_and_settings_say_what_to_do(store, tmp_path):
+    with pytest.raises(QueryError, match="stop-words"):
+        ask(store, "what is the of and?")
+    with pytest.raises(CorpusNotFound, match="anchor ingest"):
+        retrieve("widgets", store=store, embedder=HashEmbedder(), corpus="nope")
+    with pytest.raises(ValidationError, match="k must be greater than 0"):
+        RetrievalSettings(k=0)
+    with pytest.raises(ValidationError, match="hops must be between 0 and 3"):
+        RetrievalSettings(hops=7)
+    with pytest.raises(StoreError, match="re-ingest"):
+        retrieve("widgets", store=store, embedder=HashEmbedder(dim=64), corpus="w")
+    empty = SQLiteStore(tmp_path / "e.db")
+    with pytest.raises(CorpusNotFound, match="store is empty"):
+        retrieve("widgets", store=empty, embedder=HashEmbedder(), corpus="aiact")
+
+
+def test_empty_corpus_is_reported(tmp_path):
+    s = SQLiteStore(tmp_path / "e.db")
+    from anchor_core.models import CorpusInfo
+    import numpy as np
+    s.replace_corpus(CorpusInfo(name="w", adapter="t", version="1", embedder="hash-bow-384", dim=384), [], [], [],
+                     np.zeros((0, 384), np.float32), [])
+    with pytest.raises(EmptyStore, match="no chunks"):
+        retrieve("widgets", store=s, embedder=HashEmbedder(), corpus="w")
+
+
+def test_timings_and_ranks_are_reported(store):
+    r = ask(store, "widgets tested before sale", k=3)
+    assert set(r.timings_ms) >= {"embed", "bm25", "dense", "fuse", "hop", "total"}
+    assert [h.rank for h in r.hits] == list(range(1, len(r.hits) + 1))
+    assert r.hits[0].unit_id == "article-2"
+    assert all(h.bm25_rank or h.dense_rank for h in r.hits if not h.via)
