@@ -40,20 +40,23 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
         bar.n = done
         bar.refresh()
 
-    info = ingest(store, _embedder(settings), parsed, corpus=corpus, adapter=args.name,
+    from anchor_core.embed_cache import CachedEmbedder
+
+    embedder = CachedEmbedder(_embedder(settings), settings.home / "embedding-cache.db")
+    info = ingest(store, embedder, parsed, corpus=corpus, adapter=args.name,
                   source=str(path or f"{args.name} demo corpus"), chunking=args.chunking,
                   groups=args.group or None, progress=progress)
     bar.close()
     print(f"corpus {info.name}: {info.documents} documents, {info.units} units, {info.chunks} chunks, "
           f"{info.references + info.unresolved} references ({info.references} resolved, {info.unresolved} unresolved) "
-          f"in {time.perf_counter() - t0:.1f}s -> {settings.db_path}")
+          f"in {time.perf_counter() - t0:.1f}s ({embedder.hits} embeddings reused from the cache) -> {settings.db_path}")
     return 0
 
 
 def _render(result, show_text: int) -> str:
     lines = [f"question: {result.question}", f"corpus:   {result.corpus}", ""]
     for h in result.hits:
-        how = "direct" if not h.via else "via " + " ← ".join(h.via)
+        how = "direct" if not h.via else "via " + h.path.split(" ", 1)[1]
         if h.cited_by:
             how += f" (also cited by {', '.join(h.cited_by)})"
         lines.append(f"{h.rank:>2}. {h.label:<22} score {h.score:.4f}  {how}")
@@ -78,7 +81,7 @@ def cmd_retrieve(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps({
             "question": result.question,
             "hits": [{"unit_id": h.unit_id, "part": h.part, "chunk_id": h.chunk_id, "score": h.score, "rank": h.rank,
-                      "via": [v.split("(")[0] for v in h.via], "path": h.path, "cited_by": h.cited_by,
+                      "via": [v.split("(")[0] for v in h.via], "via_kind": h.via_kind, "path": h.path, "cited_by": h.cited_by,
                       "text": h.text} for h in result.hits],
             "timings_ms": result.timings_ms,
         }, ensure_ascii=False, indent=2))

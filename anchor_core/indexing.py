@@ -24,23 +24,26 @@ log = logging.getLogger(__name__)
 
 def resolve_references(units: list[Unit], refs: list[Reference]) -> tuple[list[Reference], int]:
     """Mark references whose target unit exists as resolved; keep a target part only if that unit
-    has it. Self-references are dropped (returned count), duplicates collapsed, unresolvable ones kept."""
+    has it. Self-references (to the unit itself, or to the part the reference stands in) are
+    dropped (returned count); a reference to another part of the same unit ("paragraph 1" in
+    Article 5(2), "Section 4.1.2" in RFC 6749 §3) is kept. Duplicates are collapsed;
+    unresolvable references are kept and counted."""
     by_id = {u.unit_id: u for u in units}
     out: list[Reference] = []
     seen: set[tuple] = set()
     dropped_self = 0
     for r in refs:
-        if r.dst_unit is not None and r.dst_unit == r.src_unit:
+        target = by_id.get(r.dst_unit) if r.dst_unit else None
+        part = r.dst_part
+        if target is not None and part is not None and not any(p.label == part for p in target.parts):
+            part = None
+        if r.dst_unit is not None and r.dst_unit == r.src_unit and (part is None or part == r.src_part or r.in_title):
             dropped_self += 1
             continue
         key = (r.src_unit, r.in_title, r.start, r.end, r.dst_unit, r.dst_part)
         if key in seen:
             continue
         seen.add(key)
-        target = by_id.get(r.dst_unit) if r.dst_unit else None
-        part = r.dst_part
-        if target is not None and part is not None and not any(p.label == part for p in target.parts):
-            part = None
         out.append(r.model_copy(update={"resolved": target is not None, "dst_part": part}))
     return out, dropped_self
 

@@ -161,6 +161,9 @@ class Hit(BaseModel):
     score: float
     rank: int = 0
     via: list[str] = Field(default_factory=list)
+    via_kind: list[Literal["cites", "cited_by"]] = Field(default_factory=list)
+    """Per step of ``via``: ``cites`` when the previous unit refers to this one (followed
+    forward), ``cited_by`` when this one refers to the previous (followed backward)."""
     bm25_rank: int | None = None
     dense_rank: int | None = None
     cited_by: list[str] = Field(default_factory=list)
@@ -172,8 +175,13 @@ class Hit(BaseModel):
 
     @property
     def path(self) -> str:
-        """``annex-3(4) ← article-6(2)`` for a followed chunk, the label for a direct one."""
-        return " ← ".join([self.label, *self.via])
+        """The label, then each step back to a direct hit; the arrow points from the citing
+        provision to the cited one: ``annex-3(4) ← article-6(2)`` (Article 6(2) cites Annex III),
+        ``article-43(1) → annex-7(3)`` (Article 43(1) cites Annex VII, which was a hit)."""
+        out = self.label
+        for step, kind in zip(self.via, self.via_kind or ["cites"] * len(self.via)):
+            out += f" {'←' if kind == 'cites' else '→'} {step}"
+        return out
 
 
 class Retrieval(BaseModel):

@@ -32,6 +32,9 @@ class RetrievalSettings(BaseModel):
     rrf_k: int = 60
     hop_decay: float = 0.5
     hop_slots: int | None = Field(None, description="slots reserved for followed chunks; default k // 2, at least 1")
+    backward: bool = Field(True, description="also follow references into the hits (who cites them)")
+    backward_weight: float = Field(0.8, description="extra decay for a backward step")
+    diversify: bool = Field(True, description="at most one direct hit per unit part")
     include_recitals: bool = False
     groups: list[str] | None = None
     documents: list[str] | None = None
@@ -117,10 +120,18 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
         dense_rank = {cid: i + 1 for i, cid in enumerate(ids)}
 
     t = time.perf_counter()
-    fused = rrf(rankings, k=s.rrf_k)[: s.k]
+    fused = rrf(rankings, k=s.rrf_k)[: s.k * 3 if s.diversify else s.k]
     chunks = store.get_chunks(corpus, [cid for cid, _ in fused])
-    direct = [_hit(chunks[cid], score, [], bm25_rank=bm25_rank.get(cid), dense_rank=dense_rank.get(cid))
-              for cid, score in fused if cid in chunks]
+    direct: list[Hit] = []
+    seen_parts: set[tuple[str, str | None]] = set()
+    for cid, score in fused:
+        c = chunks.get(cid)
+        if c is None or (s.diversify and (c.unit_id, c.part) in seen_parts):
+            continue  # a second slice of the same paragraph adds little: show another provision
+        seen_parts.add((c.unit_id, c.part))
+        direct.append(_hit(c, score, [], bm25_rank=bm25_rank.get(cid), dense_rank=dense_rank.get(cid)))
+        if len(direct) == s.k:
+            break
     timings["fuse"] = (time.perf_counter() - t) * 1000
 
     t = time.perf_counter()
@@ -137,66 +148,101 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
 
 
 def assemble(direct: list[Hit], followed: list[Hit], *, k: int, slots: int) -> list[Hit]:
-    """Top direct hits plus up to ``slots`` followed ones, ``k`` in all, each chunk once."""
+    """Top direct hits plus up to ``slots`` followed ones, ``k`` in all, each unit part once."""
     used = min(slots, len(followed))
     kept = direct[: k - used]
-    ids = {h.chunk_id for h in kept}
-    extra = [h for h in followed if h.chunk_id not in ids][:used]
+    parts = {(h.unit_id, h.part) for h in kept}
+    extra: list[Hit] = []
+    for h in followed:
+        if len(extra) == used:
+            break
+        if (h.unit_id, h.part) not in parts:
+            extra.append(h)
+            parts.add((h.unit_id, h.part))
     hits = kept + extra
-    ids |= {h.chunk_id for h in extra}
-    hits += [h for h in direct[k - used:] if h.chunk_id not in ids][: k - len(hits)]
+    hits += [h for h in direct[k - used:] if (h.unit_id, h.part) not in parts][: k - len(hits)]
     return hits
 
 
-def _relevance(question: str, qvec: np.ndarray | None, chunks: list[Chunk], vectors: np.ndarray | None) -> list[float]:
-    """How well each candidate target chunk fits the question: cosine with the question when
-    there is a vector, else the share of question terms the chunk contains."""
-    if qvec is not None and vectors is not None:
-        return [max(float(x), 0.0) for x in vectors @ qvec]
+def _relevance(question: str, qvec: np.ndarray | None, chunks: list[Chunk], store: Store, corpus: str
+               ) -> dict[str, float]:
+    """How well each candidate chunk fits the question: cosine with the question when there
+    is a vector, else the share of question terms the chunk contains."""
+    if not chunks:
+        return {}
+    if qvec is not None:
+        vectors = store.chunk_vectors(corpus, [c.chunk_id for c in chunks])
+        return {c.chunk_id: max(float(x), 0.0) for c, x in zip(chunks, vectors @ qvec)}
     terms = set(query_terms(question))
-    return [len(terms & set(words(c.lead + " " + c.text))) / max(len(terms), 1) for c in chunks]
+    return {c.chunk_id: len(terms & set(words(c.lead + " " + c.text))) / max(len(terms), 1) for c in chunks}
+
+
+def _overlaps(c: Chunk, span: tuple[int, int] | None) -> bool:
+    return span is None or (c.start < span[1] and span[0] < c.end)
 
 
 def hop(direct: list[Hit], *, question: str, qvec: np.ndarray | None, store: Store, corpus: str,
         settings: RetrievalSettings) -> list[Hit]:
-    """Follow references out of ``direct`` for ``settings.hops`` hops; best path per chunk, best first.
-    A direct hit that a reference leads to again is not repeated; its ``cited_by`` records who cites it."""
+    """Follow references out of (and, with ``backward``, into) the hits for ``settings.hops``
+    hops; best path per chunk, best first. A direct hit that a reference leads to again is not
+    repeated; its ``cited_by`` records who cites it."""
     if settings.hops == 0 or not direct:
         return []
-    cited_by: dict[str, list[str]] = {}
     filters = settings.filters
-    taken = {h.chunk_id for h in direct[: settings.k - settings.slots]}
+    # A followed chunk of a paragraph that is already shown adds nothing: credit the shown hit instead.
+    taken = {(h.unit_id, h.part): h.chunk_id for h in direct[: settings.k - settings.slots]}
+    cited_by: dict[str, list[str]] = {}
     best: dict[str, Hit] = {}
+    unit_chunks: dict[str, list[Chunk]] = {}
+    units: dict = {}
     frontier = direct
     for _ in range(settings.hops):
-        refs = store.references_from(corpus, sorted({h.unit_id for h in frontier}))
-        targets = sorted({r.dst_unit for r in refs if r.dst_unit})
-        units = store.get_units(corpus, targets)
-        unit_chunks = {u: store.unit_chunks(corpus, u, filters) for u in targets}
-        next_frontier: dict[str, Hit] = {}
+        sources = sorted({h.unit_id for h in frontier})
+        out_refs = store.references_from(corpus, sources)
+        in_refs = store.references_to(corpus, sources) if settings.backward else []
+        wanted = {r.dst_unit for r in out_refs} | {r.src_unit for r in in_refs} | set(sources)
+        missing = sorted(u for u in wanted if u and u not in units)
+        units.update(store.get_units(corpus, missing))
+        for u in missing:
+            unit_chunks[u] = store.unit_chunks(corpus, u, filters)
+
+        # (parent, target unit, span inside it or None, direction)
+        moves: list[tuple[Hit, str, tuple[int, int] | None, str]] = []
         for parent in frontier:
-            for r in refs:
+            for r in out_refs:
                 if r.src_unit != parent.unit_id or not (r.in_title or parent.start <= r.start < parent.end):
                     continue
-                cands = unit_chunks.get(r.dst_unit or "", [])
-                if r.dst_part and r.dst_unit in units:
-                    part = next((p for p in units[r.dst_unit].parts if p.label == r.dst_part), None)
-                    if part is not None:
-                        cands = [c for c in cands if c.start < part.end and part.start < c.end] or cands
-                if not cands:
+                part = next((p for p in units[r.dst_unit].parts if p.label == r.dst_part), None) \
+                    if r.dst_part and r.dst_unit in units else None
+                moves.append((parent, r.dst_unit, (part.start, part.end) if part else None, "cites"))
+            for r in in_refs:
+                if r.dst_unit != parent.unit_id or r.src_unit == parent.unit_id:
                     continue
-                vectors = store.chunk_vectors(corpus, [c.chunk_id for c in cands]) if qvec is not None else None
-                rel = _relevance(question, qvec, cands, vectors)
-                i = int(np.argmax(rel))
-                chunk = cands[i]
-                if chunk.chunk_id in taken:
-                    cited_by.setdefault(chunk.chunk_id, []).append(parent.label)
-                    continue
-                score = parent.score * settings.hop_decay * max(rel[i], 0.05)
-                via = [parent.label, *parent.via]
-                prev = best.get(chunk.chunk_id)
-                if prev is None or score > prev.score:
-                    best[chunk.chunk_id] = next_frontier[chunk.chunk_id] = _hit(chunk, score, via)
+                if r.dst_part and parent.unit_id in units:
+                    part = next((p for p in units[parent.unit_id].parts if p.label == r.dst_part), None)
+                    if part is not None and not (parent.start < part.end and part.start < parent.end):
+                        continue  # it cites another part of this unit, not the one we hold
+                moves.append((parent, r.src_unit, None if r.in_title else (r.start, r.end), "cited_by"))
+
+        pool = {c.chunk_id: c for _, u, _, _ in moves for c in unit_chunks.get(u, [])}
+        rel = _relevance(question, qvec, list(pool.values()), store, corpus)
+        next_frontier: dict[str, Hit] = {}
+        for parent, target, span, kind in moves:
+            cands = [c for c in unit_chunks.get(target, []) if _overlaps(c, span)] or unit_chunks.get(target, [])
+            if not cands:
+                continue
+            chunk = max(cands, key=lambda c: rel.get(c.chunk_id, 0.0))
+            shown = taken.get((chunk.unit_id, chunk.part))
+            if shown is not None:
+                cited_by.setdefault(shown, []).append(parent.label)
+                continue
+            decay = settings.hop_decay if kind == "cites" else settings.hop_decay * settings.backward_weight
+            score = parent.score * decay * max(rel.get(chunk.chunk_id, 0.0), 0.05)
+            prev = best.get(chunk.chunk_id)
+            if prev is None or score > prev.score:
+                h = _hit(chunk, score, [parent.label, *parent.via])
+                h.via_kind = [kind, *parent.via_kind]
+                best[chunk.chunk_id] = next_frontier[chunk.chunk_id] = h
         frontier = sorted(next_frontier.values(), key=lambda h: -h.score)[: settings.k]
         if not frontier:
             break

@@ -6,7 +6,7 @@
 A question is a hit at k when every gold unit is among the k hits (for XRefRAG: both the
 source and the target passage). Unanswerable questions have no gold and are not counted in
 the hit rates (the refusal gate is measured elsewhere). The corpora are ingested once into
-a cache workspace (``eval/results/cache/``) and reused; ``--rebuild`` ingests again.
+a cache workspace (``eval/results/cache/``) on every run, reusing cached embeddings.
 
 Corpora other than the bundled AI Act are read from ``../shared/data``; a set whose data is
 absent is skipped with a note.
@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from anchor_core.embed_cache import CachedEmbedder as PersistentCache
 from anchor_core.embeddings import make_embedder
 from anchor_core.errors import CorpusNotFound
 from anchor_core.indexing import ingest, load_adapter_corpus
@@ -104,6 +105,8 @@ class CachedEmbedder:
 
 
 def ensure_corpus(store: SQLiteStore, embedder, es: EvalSet, chunking: str, rebuild: bool) -> str:
+    """Ingest the corpus afresh (adapters change between runs; the persistent embedding cache
+    makes this cheap) unless ``--reuse`` asked to keep what is stored."""
     name = f"{es.name}-{chunking}"
     try:
         info = store.corpus(name)
@@ -178,11 +181,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workspace", type=Path, default=HERE / "results" / "cache")
     p.add_argument("--out", type=Path, default=HERE / "results")
     p.add_argument("--tag", default="", help="suffix of the result files")
-    p.add_argument("--rebuild", action="store_true")
+    p.add_argument("--reuse", action="store_true", help="keep corpora already in the workspace")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
 
-    inner = make_embedder(args.embedder)
+    inner = PersistentCache(make_embedder(args.embedder), args.workspace / args.embedder / "embedding-cache.db")
     embedder = CachedEmbedder(inner)
     store = SQLiteStore(args.workspace / args.embedder / "sweep.db")
     extra = {}
@@ -194,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     for es in eval_sets(args.sets.split(",")):
         t = time.perf_counter()
         rows = run_set(store, embedder, es, args.chunking.split(","), [int(k) for k in args.ks.split(",")],
-                       [int(h) for h in args.hops.split(",")], args.modes.split(","), args.rebuild, extra)
+                       [int(h) for h in args.hops.split(",")], args.modes.split(","), not args.reuse, extra)
         print(f"\n## {es.name} ({len(es.questions)} questions, {sum(1 for q in es.questions if q.gold)} answerable; "
               f"{time.perf_counter() - t:.0f}s)\n")
         print(table(rows))

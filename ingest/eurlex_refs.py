@@ -43,6 +43,12 @@ _EXTERNAL = re.compile(
     r"(?:of\s+(?:Regulation|Directive|Decision|Protocol|Council|the\s+Charter|the\s+Treaty|that\s+"
     r"(?:Regulation|Directive|Decision)|those\s+|the\s+(?:Convention|Agreement))|TFEU|TEU\b)"
 )
+# "paragraph 3" points at another paragraph of the same article; "paragraph 1 of Article 10"
+# at a paragraph of another one.
+_PARAGRAPHS = re.compile(
+    r"\bparagraphs?\s+(?P<items>\d+(?:(?:\s*,\s*|\s+(?:and|or|to)\s+)\d+)*)(?![\d(])"
+    r"(?:\s+of\s+(?:(?P<this>this\s+Article)|Article\s+(?P<article>\d+[a-z]?)))?"
+)
 _ITEM = re.compile(r"(\d+[a-z]?)((?:\(\d+\))?)")
 _RANGE_CAP = 40
 
@@ -103,6 +109,19 @@ def _extract(unit: Unit, text: str, *, in_title: bool) -> list[Reference]:
             continue
         for num, par in _article_items(m.group("items")):
             add(m.start(), m.end(), f"article-{num}", par)
+
+    if unit.kind == "article":
+        for m in _PARAGRAPHS.finditer(text):
+            rest = text[m.end():m.end() + 40]
+            if m.group("article") is None and re.match(r"\s*,?\s*(?:first|second|third)?\s*(?:subparagraph)?\s*,?\s*"
+                                                       r"(?:points?\s+\([a-z0-9]+\)\s*,?\s*)?of\s+(?!this)", rest):
+                continue  # "paragraph 2 of Regulation ..." or "of Annex": not a paragraph of this article
+            if m.group("article") and _EXTERNAL.match(text, m.end()):
+                add(m.start(), m.end(), None, None)
+                continue
+            target = f"article-{m.group('article')}" if m.group("article") else unit.unit_id
+            for num, _ in _article_items(m.group("items")):
+                add(m.start(), m.end(), target, num)
 
     covered: list[tuple[int, int]] = []
     for m in _PART_OF_ANNEX.finditer(text):

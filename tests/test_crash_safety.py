@@ -86,5 +86,6 @@ def test_sigkill_at_random_moments_of_a_cli_ingest(tmp_path, small_corpus):
             _answers(db, expected_units=3)
         else:
             assert info.units == 400
-            assert len(store.search_bm25("c", ["replacement"], 1000, Filters())) == info.chunks
+            found = store.search_bm25("c", ["replacement"], 5000, Filters())
+            assert len({cid.split(":")[0] for cid, _ in found}) == 400
             return

@@ -47,6 +47,9 @@ class Store(Protocol):
     def references_from(self, corpus: str, unit_ids: list[str]) -> list[Reference]:
         """Resolved references whose source is one of ``unit_ids``."""
 
+    def references_to(self, corpus: str, unit_ids: list[str]) -> list[Reference]:
+        """Resolved references whose target is one of ``unit_ids`` (who cites these units)."""
+
     def references(self, corpus: str) -> list[Reference]:
         """All references of the corpus, resolved or not."""
 

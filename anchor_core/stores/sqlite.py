@@ -48,6 +48,7 @@ CREATE TABLE IF NOT EXISTS refs (
     "end" INTEGER NOT NULL, raw TEXT NOT NULL, dst_unit TEXT, dst_part TEXT, resolved INTEGER NOT NULL,
     in_title INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS refs_by_src ON refs (corpus, src_unit);
+CREATE INDEX IF NOT EXISTS refs_by_dst ON refs (corpus, dst_unit);
 """
 
 
@@ -304,6 +305,12 @@ class SQLiteStore:
         if not unit_ids:
             return []
         return self._refs(f"SELECT {self._REF_COLS} FROM refs WHERE corpus = ? AND resolved = 1 AND src_unit IN "
+                          f"({','.join('?' * len(unit_ids))}) ORDER BY src_unit, start", [corpus, *unit_ids])
+
+    def references_to(self, corpus: str, unit_ids: list[str]) -> list[Reference]:
+        if not unit_ids:
+            return []
+        return self._refs(f"SELECT {self._REF_COLS} FROM refs WHERE corpus = ? AND resolved = 1 AND dst_unit IN "
                           f"({','.join('?' * len(unit_ids))}) ORDER BY src_unit, start", [corpus, *unit_ids])
 
     def references(self, corpus: str) -> list[Reference]:

@@ -1,0 +1,60 @@
+"""A persistent cache of chunk embeddings keyed by (model, text), so re-ingesting a corpus
+only embeds the chunks whose text changed. Lives beside the store in the workspace."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from anchor_core.embeddings import Embedder, Progress
+
+
+def _key(model_id: str, text: str) -> bytes:
+    return hashlib.sha256(f"{model_id}\x00{text}".encode()).digest()
+
+
+class CachedEmbedder:
+    """Wraps an embedder; vectors already computed for the same model and text are reused."""
+
+    def __init__(self, inner: Embedder, path: str | Path) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dim = inner.dim
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(path), timeout=60, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)")
+        self._lock = threading.Lock()
+        self.hits = 0
+
+    def embed(self, texts: Sequence[str], *, progress: Progress | None = None) -> np.ndarray:
+        keys = [_key(self.model_id, t) for t in texts]
+        found: dict[bytes, np.ndarray] = {}
+        with self._lock:
+            for i in range(0, len(keys), 500):
+                batch = keys[i:i + 500]
+                rows = self._db.execute(f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(batch))})",
+                                        batch).fetchall()
+                found.update({k: np.frombuffer(v, dtype=np.float32) for k, v in rows})
+        found = {k: v for k, v in found.items() if v.shape[0] == self.dim}
+        self.hits = sum(k in found for k in keys)
+        if progress and self.hits:
+            progress(self.hits)
+        todo = [i for i, k in enumerate(keys) if k not in found]
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if todo:
+            fresh = self.inner.embed([texts[i] for i in todo], progress=progress)
+            with self._lock, self._db:
+                self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)",
+                                     [(keys[i], fresh[j].astype(np.float32).tobytes()) for j, i in enumerate(todo)])
+            for j, i in enumerate(todo):
+                out[i] = fresh[j]
+        for i, k in enumerate(keys):
+            if k in found:
+                out[i] = found[k]
+        return out
