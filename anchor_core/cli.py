@@ -49,7 +49,8 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     bar.close()
     print(f"corpus {info.name}: {info.documents} documents, {info.units} units, {info.chunks} chunks, "
           f"{info.references + info.unresolved} references ({info.references} resolved, {info.unresolved} unresolved) "
-          f"in {time.perf_counter() - t0:.1f}s ({embedder.hits} embeddings reused from the cache) -> {settings.db_path}")
+          f"in {time.perf_counter() - t0:.1f}s ({embedder.hits} embeddings reused from the cache) "
+          f"-> {settings.db_path}")
     return 0
 
 
@@ -81,7 +82,8 @@ def cmd_retrieve(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps({
             "question": result.question,
             "hits": [{"unit_id": h.unit_id, "part": h.part, "chunk_id": h.chunk_id, "score": h.score, "rank": h.rank,
-                      "via": [v.split("(")[0] for v in h.via], "via_kind": h.via_kind, "path": h.path, "cited_by": h.cited_by,
+                      "via": [v.split("(")[0] for v in h.via], "via_kind": h.via_kind, "path": h.path,
+                      "cited_by": h.cited_by,
                       "text": h.text} for h in result.hits],
             "timings_ms": result.timings_ms,
         }, ensure_ascii=False, indent=2))
@@ -143,7 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
     settings = Settings.from_env()
     try:
         return args.func(args, settings)

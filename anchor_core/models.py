@@ -6,7 +6,7 @@ so ``unit.text[chunk.start:chunk.end] == chunk.text`` always holds.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
@@ -15,7 +15,7 @@ UnitKind = Literal["article", "annex", "recital", "section", "passage", "file", 
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class Document(BaseModel):

@@ -143,7 +143,8 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
     for i, h in enumerate(hits, start=1):
         h.rank = i
     timings["total"] = (time.perf_counter() - t_all) * 1000
-    return Retrieval(question=question, corpus=corpus, hits=hits, timings_ms={k: round(v, 2) for k, v in timings.items()},
+    return Retrieval(question=question, corpus=corpus, hits=hits,
+                     timings_ms={k: round(v, 2) for k, v in timings.items()},
                      settings=s.model_dump(exclude_none=True))
 
 

@@ -59,13 +59,15 @@ def ref(src: Unit, raw: str, dst_unit: str | None, dst_part: str | None = None) 
 def small_corpus() -> ParsedCorpus:
     """Two articles and an annex, with Article 2(2) pointing at Annex 1 point 2."""
     a1 = unit("article-1", "1. This Regulation lays down rules on widget safety.\n2. It applies to widget makers.",
-              heading="Article 1", title="Subject matter", parts=[("1", "1. This Regulation lays down rules on widget safety."),
+              heading="Article 1", title="Subject matter",
+              parts=[("1", "1. This Regulation lays down rules on widget safety."),
                                                                ("2", "2. It applies to widget makers.")])
     a2 = unit("article-2", "1. Widgets shall be tested before sale.\n2. Widgets listed in Annex I shall be registered.",
               heading="Article 2", title="Testing", parts=[("1", "1. Widgets shall be tested before sale."),
                                                           ("2", "2. Widgets listed in Annex I shall be registered.")])
     x1 = unit("annex-1", "1. Blue widgets used in kitchens.\n2. Red widgets used for recruitment of staff.",
               kind="annex", heading="Annex I", title="Registered widgets",
-              parts=[("1", "1. Blue widgets used in kitchens."), ("2", "2. Red widgets used for recruitment of staff.")])
+              parts=[("1", "1. Blue widgets used in kitchens."),
+                     ("2", "2. Red widgets used for recruitment of staff.")])
     refs = [ref(a2, "Annex I", "annex-1"), ref(x1, "Blue", None)]
     return ParsedCorpus(documents=[Document(doc_id="doc", title="Widget Act")], units=[a1, a2, x1], references=refs)

@@ -4,7 +4,8 @@ from tests.conftest import unit
 
 def test_structural_chunks_follow_parts_and_carry_the_heading():
     u = unit("article-6", "1. First paragraph about scope.\n2. Second paragraph about Annex III.", heading="Article 6",
-             title="Classification", parts=[("1", "1. First paragraph about scope."), ("2", "2. Second paragraph about Annex III.")])
+             title="Classification",
+             parts=[("1", "1. First paragraph about scope."), ("2", "2. Second paragraph about Annex III.")])
     chunks = chunk_unit(u, min_chars=0)
     assert [c.part for c in chunks] == ["1", "2"]
     for c in chunks:

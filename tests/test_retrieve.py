@@ -113,8 +113,9 @@ def test_bad_questions_and_settings_say_what_to_do(store, tmp_path):
 
 def test_empty_corpus_is_reported(tmp_path):
     s = SQLiteStore(tmp_path / "e.db")
-    from anchor_core.models import CorpusInfo
     import numpy as np
+
+    from anchor_core.models import CorpusInfo
     s.replace_corpus(CorpusInfo(name="w", adapter="t", version="1", embedder="hash-bow-384", dim=384), [], [], [],
                      np.zeros((0, 384), np.float32), [])
     with pytest.raises(EmptyStore, match="no chunks"):

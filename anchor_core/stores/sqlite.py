@@ -209,7 +209,8 @@ class SQLiteStore:
             vectors = np.zeros((0, self.corpus(corpus).dim or 1), dtype=np.float32)
         chunk_ids = [r[0] for r in rows]
         m = _Matrix(version=version, chunk_ids=chunk_ids, row_of={c: i for i, c in enumerate(chunk_ids)},
-                    doc_ids=np.array([r[1] for r in rows], dtype=object), kinds=np.array([r[2] for r in rows], dtype=object),
+                    doc_ids=np.array([r[1] for r in rows], dtype=object),
+                    kinds=np.array([r[2] for r in rows], dtype=object),
                     vectors=vectors)
         self._matrices[corpus] = m
         log.debug("loaded %d vectors of corpus %s (version %s)", len(rows), corpus, version)

@@ -1,3 +1,5 @@
+import sqlite3
+
 import pytest
 
 from anchor_core.errors import StoreError
@@ -27,7 +29,7 @@ def test_failed_replace_leaves_the_previous_corpus(tmp_path, small_corpus):
     chunks.append(Chunk(**{**chunks[0].model_dump()}))
     import numpy as np
     info = store.corpus("w").model_copy(update={"version": "new"})
-    with pytest.raises(Exception):
+    with pytest.raises(sqlite3.IntegrityError):
         store.replace_corpus(info, bad.documents, bad.units, chunks, np.zeros((len(chunks), 384), np.float32), [])
     assert store.search_bm25("w", ["widgets"], 10, Filters()) == before
     assert store.corpus("w").version != "new"
