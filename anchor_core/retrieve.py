@@ -204,8 +204,7 @@ def hop(direct: list[Hit], *, question: str, qvec: np.ndarray | None, store: Sto
         wanted = {r.dst_unit for r in out_refs} | {r.src_unit for r in in_refs} | set(sources)
         missing = sorted(u for u in wanted if u and u not in units)
         units.update(store.get_units(corpus, missing))
-        for u in missing:
-            unit_chunks[u] = store.unit_chunks(corpus, u, filters)
+        unit_chunks.update(store.units_chunks(corpus, missing, filters))
 
         # (parent, target unit, span inside it or None, direction)
         moves: list[tuple[Hit, str, tuple[int, int] | None, str]] = []

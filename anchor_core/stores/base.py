@@ -40,6 +40,9 @@ class Store(Protocol):
     def unit_chunks(self, corpus: str, unit_id: str, filters: Filters) -> list[Chunk]:
         """Chunks of one unit that ``filters`` allow, in text order."""
 
+    def units_chunks(self, corpus: str, unit_ids: list[str], filters: Filters) -> dict[str, list[Chunk]]:
+        """``unit_chunks`` for many units in one call (every id present, possibly with no chunks)."""
+
     def get_units(self, corpus: str, unit_ids: list[str]) -> dict[str, Unit]: ...
 
     def documents(self, corpus: str) -> list[Document]: ...

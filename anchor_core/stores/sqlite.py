@@ -281,6 +281,17 @@ class SQLiteStore:
                           [*params, unit_id])
         return [self._chunk(r) for r in rows]
 
+    def units_chunks(self, corpus: str, unit_ids: list[str], filters: Filters) -> dict[str, list[Chunk]]:
+        out: dict[str, list[Chunk]] = {u: [] for u in unit_ids}
+        where, params = self._filter_sql(corpus, filters)
+        for i in range(0, len(unit_ids), 500):
+            batch = unit_ids[i:i + 500]
+            rows = self._rows(f"SELECT {self._CHUNK_COLS} FROM chunks c WHERE {where} AND c.unit_id IN "
+                              f"({','.join('?' * len(batch))}) ORDER BY c.unit_id, c.start", [*params, *batch])
+            for r in rows:
+                out[r[1]].append(self._chunk(r))
+        return out
+
     def get_units(self, corpus: str, unit_ids: list[str]) -> dict[str, Unit]:
         out: dict[str, Unit] = {}
         for i in range(0, len(unit_ids), 500):

@@ -64,6 +64,8 @@ class StoreContract:
         refs = loaded.references_from("widgets", ["article-2"])
         assert [(r.dst_unit, r.src_part, r.resolved) for r in refs] == [("annex-1", "2", True)]
         assert len(loaded.references("widgets")) == 2
+        many = loaded.units_chunks("widgets", ["annex-1", "article-2", "nope"], Filters())
+        assert many["annex-1"] == chunks and len(many["article-2"]) == 2 and many["nope"] == []
         vecs = loaded.chunk_vectors("widgets", [chunks[0].chunk_id, "missing"])
         assert vecs.shape == (2, 384) and np.allclose(vecs[1], 0)
 
