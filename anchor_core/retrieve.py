@@ -30,6 +30,7 @@ class RetrievalSettings(BaseModel):
     mode: Literal["hybrid", "bm25", "dense"] = "hybrid"
     candidates: int = Field(50, description="candidates taken from each signal before fusion")
     rrf_k: int = 60
+    bm25_weight: float = Field(1.0, description="weight of the BM25 ranking in the fusion (dense has 1.0)")
     hop_decay: float = 0.5
     hop_slots: int | None = Field(None, description="slots reserved for followed chunks; default k // 2, at least 1")
     backward: bool = Field(True, description="also follow references into the hits (who cites them)")
@@ -120,7 +121,8 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
         dense_rank = {cid: i + 1 for i, cid in enumerate(ids)}
 
     t = time.perf_counter()
-    fused = rrf(rankings, k=s.rrf_k)[: s.k * 3 if s.diversify else s.k]
+    weights = [s.bm25_weight, 1.0] if len(rankings) == 2 else None
+    fused = rrf(rankings, k=s.rrf_k, weights=weights)[: s.k * 3 if s.diversify else s.k]
     chunks = store.get_chunks(corpus, [cid for cid, _ in fused])
     direct: list[Hit] = []
     seen_parts: set[tuple[str, str | None]] = set()
