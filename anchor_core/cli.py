@@ -110,6 +110,66 @@ def cmd_delete(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _read_text(path: Path, what: str) -> str:
+    from anchor_core.errors import AnchorError as _E
+
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise _E(f"cannot read the {what} {path}: {err.strerror}") from err
+    if b"\x00" in data[:4096]:
+        raise _E(f"the {what} {path} looks binary (NUL bytes); give a UTF-8 text file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise _E(f"the {what} {path} is not UTF-8 (byte {err.start}); convert it to UTF-8") from err
+
+
+def load_sources(path: Path) -> dict[str, str]:
+    """Sources from a folder (id = file name without extension) or a JSON object {id: text}."""
+    from anchor_core.errors import AnchorError as _E
+
+    if not path.exists():
+        raise _E(f"sources {path} do not exist; give a folder of .txt/.md files or a JSON file {{id: text}}")
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in {".txt", ".md", ".text"})
+        if not files:
+            raise _E(f"{path} holds no .txt or .md sources")
+        return {p.stem: _read_text(p, "source") for p in files}
+    try:
+        data = json.loads(_read_text(path, "sources file"))
+    except json.JSONDecodeError as err:
+        raise _E(f"{path} is not valid JSON (line {err.lineno}: {err.msg}); expected {{\"id\": \"text\"}}") from err
+    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+        raise _E(f"{path} must be a JSON object mapping source ids to their text")
+    return data
+
+
+def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
+    from anchor_core.scorers import make_scorer
+    from anchor_core.verify import verify_answer
+
+    answer = _read_text(Path(args.answer), "answer")
+    sources = load_sources(Path(args.sources))
+    embedder = None if args.no_embedder else _embedder(settings)
+    kw = {"embedder": embedder} if args.scorer == "learned" else {}
+    if args.scorer == "nli":
+        if not args.model_dir:
+            raise AnchorError("--scorer nli needs --model-dir DIR (a local NLI / MiniCheck model folder)")
+        kw = {"model_dir": args.model_dir}
+    if args.scorer == "llm":
+        raise AnchorError("--scorer llm needs a configured LLM, which comes with `anchor ask`; "
+                          "use learned, lexical or nli")
+    report = verify_answer(answer, sources, scorer=make_scorer(args.scorer, **kw), embedder=embedder)
+    out = {"markdown": report.to_markdown, "json": report.to_json, "html": report.to_html}[args.format]()
+    if args.output:
+        Path(args.output).write_text(out, encoding="utf-8")
+        print(f"verified {report.verified_fraction:.0%} of {len(report.claims)} claims -> {args.output}")
+    else:
+        print(out)
+    return 0 if report.claims and report.verified_fraction >= args.fail_under else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="anchor", description="Grounded retrieval and claim verification over a corpus.")
     p.add_argument("-v", "--verbose", action="store_true", help="log what the library does")
@@ -135,6 +195,18 @@ def build_parser() -> argparse.ArgumentParser:
     ret.add_argument("--json", action="store_true", help="print JSON")
     ret.add_argument("--width", type=int, default=220, help="characters of text shown per hit")
     ret.set_defaults(func=cmd_retrieve)
+
+    ver = sub.add_parser("verify", help="verify an answer with <cite id=...> tags against its sources")
+    ver.add_argument("-a", "--answer", required=True, help="answer text file")
+    ver.add_argument("-s", "--sources", required=True, help="folder of .txt/.md sources or a JSON {id: text}")
+    ver.add_argument("--format", choices=["markdown", "json", "html"], default="markdown")
+    ver.add_argument("--output", help="write the report here instead of printing it")
+    ver.add_argument("--fail-under", type=float, default=1.0,
+                     help="exit 1 when the verified fraction is below this (default 1.0: every claim)")
+    ver.add_argument("--scorer", choices=["learned", "lexical", "nli", "llm"], default="learned")
+    ver.add_argument("--model-dir", help="local model folder for --scorer nli")
+    ver.add_argument("--no-embedder", action="store_true", help="no dense search or embedding feature (faster)")
+    ver.set_defaults(func=cmd_verify)
 
     sub.add_parser("corpora", help="list stored corpora").set_defaults(func=cmd_corpora)
     dele = sub.add_parser("delete", help="delete a stored corpus")

@@ -1,0 +1,256 @@
+"""Verify an answer written anywhere: text with ``<cite id="...">`` tags plus its sources.
+
+Two tag styles are read:
+
+- ``<cite id="src1">claim text</cite>`` — the enclosed text is the claim;
+- ``Claim sentence.<cite id="src1"/>`` (or an empty ``<cite id="src1"></cite>``) — the
+  sentence before the tag is the claim.
+
+``id`` may list several sources (``id="a,b"``). Sentences outside any tag are claims too,
+checked against every source. Each claim is split into atoms; a claim is supported only
+when every atom is anchored. An answer with no claims does not pass.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import html
+import json
+import re
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from anchor_core.anchoring import Anchor, InputError, best_anchor, check_text, decompose, default_scorer
+from anchor_core.embeddings import Embedder
+from anchor_core.errors import AnchorError
+from anchor_core.models import utcnow
+from anchor_core.scorers import Scorer
+from anchor_core.segment import split_sentences
+
+_TAG = re.compile(r"<\s*(/?)\s*cite\b([^>]*?)(/?)\s*>", re.IGNORECASE)
+_ID = re.compile(r"""\bid\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'/>]+))""")
+MIN_CLAIM_WORDS = 3
+
+
+class CiteError(AnchorError):
+    """A malformed or unknown ``<cite>`` tag; the message names the line and the fix."""
+
+
+class Segment(BaseModel):
+    text: str
+    cite_ids: list[str] = Field(default_factory=list)
+    line: int = 1
+
+
+def _line(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def _ids(attrs: str, answer: str, pos: int, sources: dict[str, str]) -> list[str]:
+    m = _ID.search(attrs)
+    if not m:
+        raise CiteError(f'line {_line(answer, pos)}: <cite> without an id; write <cite id="SOURCE_ID">')
+    ids = [i for i in re.split(r"[,\s]+", next(g for g in m.groups() if g is not None)) if i]
+    if not ids:
+        raise CiteError(f"line {_line(answer, pos)}: <cite> with an empty id")
+    for i in ids:
+        if i not in sources:
+            near = difflib.get_close_matches(i, list(sources), n=1)
+            hint = f"did you mean {near[0]!r}? " if near else ""
+            raise CiteError(f"line {_line(answer, pos)}: unknown source id {i!r}; {hint}"
+                            f"known ids: {', '.join(sorted(sources)[:10])}")
+    return ids
+
+
+def _plain_claims(text: str, line: int, ids: list[str] | None = None) -> list[Segment]:
+    out = []
+    for s in split_sentences(text):
+        if len(s.text.split()) >= MIN_CLAIM_WORDS:
+            out.append(Segment(text=s.text, cite_ids=list(ids or []), line=line + text.count("\n", 0, s.start)))
+    return out
+
+
+def parse_answer(answer: str, sources: dict[str, str]) -> list[Segment]:
+    """Split an answer into claims with the source ids they cite."""
+    segments: list[Segment] = []
+    pos = 0
+    open_tag: tuple[int, list[str], int] | None = None  # (tag start, ids, content start)
+    for m in _TAG.finditer(answer):
+        closing, attrs, selfclose = m.group(1) == "/", m.group(2), m.group(3) == "/"
+        if closing:
+            if open_tag is None:
+                raise CiteError(f"line {_line(answer, m.start())}: </cite> without an opening <cite id=...>")
+            _, ids, content_start = open_tag
+            inner = answer[content_start:m.start()].strip()
+            if inner:
+                segments.append(Segment(text=" ".join(inner.split()), cite_ids=ids, line=_line(answer, content_start)))
+            else:  # empty pair: a marker citing the sentence before it
+                _attach_marker(segments, answer, pos, open_tag[0], ids)
+            open_tag = None
+            pos = m.end()
+            continue
+        if open_tag is not None:
+            raise CiteError(f"line {_line(answer, open_tag[0])}: <cite> is never closed before the next <cite> "
+                            f"on line {_line(answer, m.start())}; close it with </cite> or write <cite id=.../>")
+        ids = _ids(attrs, answer, m.start(), sources)
+        if selfclose:
+            _attach_marker(segments, answer, pos, m.start(), ids)
+            pos = m.end()
+        else:
+            segments += _plain_claims(answer[pos:m.start()], _line(answer, pos))
+            open_tag = (m.start(), ids, m.end())
+    if open_tag is not None:
+        raise CiteError(f"line {_line(answer, open_tag[0])}: <cite> is never closed; add </cite>")
+    segments += _plain_claims(answer[pos:], _line(answer, pos))
+    return segments
+
+
+def _attach_marker(segments: list[Segment], answer: str, pos: int, tag_start: int, ids: list[str]) -> None:
+    before = _plain_claims(answer[pos:tag_start], _line(answer, pos))
+    if before:
+        before[-1].cite_ids = ids
+        segments += before
+    elif segments and not segments[-1].cite_ids:
+        segments[-1].cite_ids = ids
+    elif segments:
+        segments[-1].cite_ids = sorted({*segments[-1].cite_ids, *ids})
+    else:
+        raise CiteError(f"line {_line(answer, tag_start)}: <cite> marker with no claim before it")
+
+
+class AtomResult(BaseModel):
+    text: str
+    source_id: str | None = None
+    anchor: Anchor | None = None
+    supported: bool = False
+
+
+class ClaimResult(BaseModel):
+    index: int
+    text: str
+    line: int
+    cite_ids: list[str]
+    atoms: list[AtomResult]
+    verdict: Literal["supported", "partially_supported", "unsupported"]
+    reason: str
+
+    @property
+    def anchor(self) -> Anchor | None:
+        found = [a.anchor for a in self.atoms if a.anchor is not None]
+        return max(found, key=lambda a: a.score) if found else None
+
+
+class Report(BaseModel):
+    answer: str
+    sources: dict[str, str] = Field(default_factory=dict)
+    """Source id → sha256 of its text, so a report can be re-checked against the same text."""
+    claims: list[ClaimResult]
+    verified_fraction: float
+    passed: bool
+    scorer: str
+    threshold: float
+    embedder: str | None = None
+    created_at: str = Field(default_factory=lambda: utcnow().isoformat())
+    note: str = ""
+
+    def to_json(self) -> str:
+        return self.model_dump_json(indent=2)
+
+    def to_markdown(self) -> str:
+        lines = [f"# Verification report", "",
+                 f"**Verified: {self.verified_fraction:.0%}** of {len(self.claims)} claims "
+                 f"(scorer `{self.scorer}`, threshold {self.threshold:.2f}){' — ' + self.note if self.note else ''}", ""]
+        for c in self.claims:
+            mark = {"supported": "✅", "partially_supported": "⚠️", "unsupported": "❌"}[c.verdict]
+            cites = f" [{', '.join(c.cite_ids)}]" if c.cite_ids else ""
+            lines.append(f"{c.index}. {mark} {c.text}{cites}")
+            lines.append(f"   - {c.verdict}: {c.reason}")
+            for a in c.atoms:
+                if a.anchor is None:
+                    lines.append(f"   - atom “{a.text}”: no supporting sentence")
+                    continue
+                q = a.anchor
+                flags = f" flags: {', '.join(q.flags)}" if q.flags else ""
+                lines.append(f"   - atom “{a.text}” → `{a.source_id}` [{q.start}:{q.end}] score {q.score:.2f} "
+                             f"({q.method}){flags}: “{q.quote}”")
+        return "\n".join(lines) + "\n"
+
+    def to_html(self) -> str:
+        rows = []
+        for c in self.claims:
+            atoms = "".join(
+                f"<li>{html.escape(a.text)} → " + (
+                    f"<code>{html.escape(a.source_id or '')} [{a.anchor.start}:{a.anchor.end}]</code> "
+                    f"score {a.anchor.score:.2f} ({a.anchor.method}) <blockquote>{html.escape(a.anchor.quote)}"
+                    f"</blockquote>" if a.anchor else "<em>no supporting sentence</em>") + "</li>"
+                for a in c.atoms)
+            rows.append(f'<tr class="{c.verdict}"><td>{c.index}</td><td>{html.escape(c.text)}</td>'
+                        f"<td>{c.verdict}</td><td>{html.escape(c.reason)}<ul>{atoms}</ul></td></tr>")
+        return ("<!doctype html><html><head><meta charset='utf-8'><title>Verification report</title><style>"
+                "body{font-family:sans-serif;margin:2em}td{vertical-align:top;border-top:1px solid #ddd;padding:.4em}"
+                ".supported td:nth-child(3){color:#070}.unsupported td:nth-child(3){color:#a00}"
+                ".partially_supported td:nth-child(3){color:#a60}blockquote{margin:.2em 0;color:#333}"
+                "</style></head><body><h1>Verification report</h1>"
+                f"<p><strong>Verified: {self.verified_fraction:.0%}</strong> of {len(self.claims)} claims "
+                f"(scorer {html.escape(self.scorer)}, threshold {self.threshold:.2f}) {html.escape(self.note)}</p>"
+                "<table><tr><th>#</th><th>claim</th><th>verdict</th><th>why</th></tr>"
+                + "".join(rows) + "</table></body></html>\n")
+
+
+def verify_answer(answer: str, sources: dict[str, str], *, scorer: Scorer | None = None,
+                  embedder: Embedder | None = None) -> Report:
+    """Check every claim of ``answer`` against ``sources`` (id → text); see the module docstring."""
+    check_text(answer, "answer")
+    if not sources:
+        raise InputError("no sources given; pass the texts the answer cites as {id: text}")
+    for sid, text in sources.items():
+        check_text(text, f"source {sid!r}")
+    scorer = scorer or default_scorer(embedder)
+    segments = parse_answer(answer, sources)
+    used: dict[str, set[int]] = {sid: set() for sid in sources}
+    results: list[ClaimResult] = []
+    for n, seg in enumerate(segments, start=1):
+        atoms: list[AtomResult] = []
+        for atom in decompose(seg.text):
+            best: tuple[str, Anchor] | None = None
+            for sid in seg.cite_ids or list(sources):
+                try:
+                    a = best_anchor(atom, sources[sid], scorer=scorer, embedder=embedder, used=used[sid])
+                except InputError:
+                    continue
+                if a is not None and (best is None or (a.supported, a.score) > (best[1].supported, best[1].score)):
+                    best = (sid, a)
+            if best is not None and best[1].supported:
+                used[best[0]].update(best[1].sentences)
+            atoms.append(AtomResult(text=atom, source_id=best[0] if best else None, anchor=best[1] if best else None,
+                                    supported=bool(best and best[1].supported)))
+        ok = sum(a.supported for a in atoms)
+        verdict = "supported" if ok == len(atoms) else "partially_supported" if ok else "unsupported"
+        results.append(ClaimResult(index=n, text=seg.text, line=seg.line, cite_ids=seg.cite_ids, atoms=atoms,
+                                   verdict=verdict, reason=_reason(atoms, verdict, seg.cite_ids)))
+    fraction = sum(c.verdict == "supported" for c in results) / len(results) if results else 0.0
+    return Report(answer=answer, sources={k: hashlib.sha256(v.encode()).hexdigest() for k, v in sources.items()},
+                  claims=results, verified_fraction=round(fraction, 4), passed=bool(results) and fraction == 1.0,
+                  scorer=getattr(scorer, "name", type(scorer).__name__), threshold=scorer.threshold,
+                  embedder=embedder.model_id if embedder else None,
+                  note="" if results else "the answer contains no claims: nothing was verified")
+
+
+def _reason(atoms: list[AtomResult], verdict: str, cite_ids: list[str]) -> str:
+    where = f"cited source{'s' if len(cite_ids) != 1 else ''} {', '.join(cite_ids)}" if cite_ids else "any source"
+    if verdict == "supported":
+        a = max((x.anchor for x in atoms if x.anchor), key=lambda q: q.score)
+        drift = f"; check: {'; '.join(a.reasons[1:] if a.method == 'verbatim' else a.reasons)}" if a.flags else ""
+        return f"every part is anchored in {where}{drift}"
+    missing = [x for x in atoms if not x.supported]
+    why = []
+    for x in missing:
+        detail = "; ".join(x.anchor.reasons[:3]) if x.anchor and x.anchor.reasons else "no similar sentence"
+        why.append(f"“{x.text}” not supported by {where} ({detail})")
+    return "; ".join(why)
+
+
+def report_json(report: Report) -> str:
+    return json.dumps(json.loads(report.to_json()), ensure_ascii=False, indent=2)

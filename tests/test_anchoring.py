@@ -1,0 +1,96 @@
+import pytest
+
+from anchor_core.anchoring import InputError, anchor_claim, best_anchor, decompose, source_index
+from anchor_core.embeddings import HashEmbedder
+from anchor_core.scorers import make_scorer
+
+SOURCE = (
+    "Article 99\nPenalties\n"
+    "1. Member States shall lay down the rules on penalties applicable to infringements of this Regulation.\n"
+    "2. Non-compliance with the prohibition of the AI practices referred to in Article 5 shall be subject to "
+    "administrative fines of up to EUR 35 000 000 or, if the offender is an undertaking, up to 7 % of its total "
+    "worldwide annual turnover, whichever is higher.\n"
+    "3. The Commission may adopt guidelines on the calculation of fines, e.g. for SMEs.\n"
+    "Page 3 of 10\n"
+)
+
+
+@pytest.fixture(params=["lexical", "learned"])
+def scorer(request):
+    if request.param == "learned":
+        return make_scorer("learned", embedder=HashEmbedder())
+    return make_scorer("lexical")
+
+
+def test_verbatim_quote_anchors_at_once_with_exact_offsets(scorer):
+    claim = "administrative fines of up to EUR 35 000 000"
+    a = anchor_claim(f"Infringements lead to {claim}.", SOURCE, scorer=scorer)
+    a = anchor_claim(claim + " or 7 % of turnover", SOURCE, scorer=scorer) or a
+    exact = anchor_claim("shall be subject to administrative fines of up to EUR 35 000 000", SOURCE, scorer=scorer)
+    assert exact is not None and exact.method == "verbatim" and exact.score == 1.0
+    assert SOURCE[exact.start:exact.end] == exact.quote
+    assert exact.quote == "shall be subject to administrative fines of up to EUR 35 000 000"  # the matched part only
+
+
+def test_near_verbatim_with_changed_whitespace_and_case(scorer):
+    a = anchor_claim("member states  shall lay down the rules on penalties applicable", SOURCE, scorer=scorer)
+    assert a is not None and a.method == "verbatim"
+    assert SOURCE[a.start:a.end] == a.quote
+    assert a.quote.startswith("Member States shall lay down")
+
+
+def test_paraphrase_is_anchored_to_the_right_sentence(scorer):
+    a = best_anchor("Member States must set out the rules on penalties for infringements.", SOURCE, scorer=scorer)
+    assert a is not None
+    assert "rules on penalties" in a.quote and SOURCE[a.start:a.end] == a.quote
+
+
+def test_number_drift_is_flagged_and_explained():
+    a = best_anchor("Fines for prohibited AI practices can reach EUR 50 000 000.", SOURCE,
+                    scorer=make_scorer("learned", embedder=HashEmbedder()))
+    assert a is not None and "number_mismatch" in a.flags
+    assert any("50 000 000" in r for r in a.reasons)
+    assert not a.supported
+
+
+def test_unrelated_claim_is_not_supported(scorer):
+    assert anchor_claim("The moon orbits the earth every 27 days.", SOURCE, scorer=scorer) is None
+
+
+def test_noise_lines_are_never_quoted(scorer):
+    a = best_anchor("Page 3 of 10", SOURCE, scorer=scorer)
+    assert a is None or "Page 3" not in a.quote
+
+
+def test_used_sentences_are_avoided_when_another_is_as_good():
+    src = "The fee is due in May. The fee is due in May. Something else entirely."
+    lex = make_scorer("lexical")
+    first = best_anchor("The fee is due in May.", src, scorer=lex)
+    second = best_anchor("The fee is due in May", src, scorer=lex, used=set(first.sentences))
+    assert first.start != second.start or first.method == "verbatim"
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(InputError, match="claim is empty"):
+        anchor_claim("  ", SOURCE)
+    with pytest.raises(InputError, match="source is empty"):
+        anchor_claim("a claim here", "")
+    with pytest.raises(InputError, match="binary"):
+        anchor_claim("a claim here", "abc\x00def")
+    with pytest.raises(InputError, match="no sentences"):
+        anchor_claim("a claim here", "Page 3 of 10")
+
+
+def test_index_is_cached_per_source():
+    assert source_index(SOURCE) is source_index(SOURCE)
+
+
+@pytest.mark.parametrize("claim, atoms", [
+    ("The provider must register the system; the deployer must keep logs.",
+     ["The provider must register the system", "the deployer must keep logs"]),
+    ("Fines reach EUR 35 million but SMEs pay the lower amount.",
+     ["Fines reach EUR 35 million", "SMEs pay the lower amount"]),
+    ("Cats and dogs are mammals.", ["Cats and dogs are mammals"]),
+])
+def test_decompose(claim, atoms):
+    assert decompose(claim) == atoms
