@@ -159,9 +159,10 @@ class Report(BaseModel):
         return self.model_dump_json(indent=2)
 
     def to_markdown(self) -> str:
-        lines = [f"# Verification report", "",
+        lines = ["# Verification report", "",
                  f"**Verified: {self.verified_fraction:.0%}** of {len(self.claims)} claims "
-                 f"(scorer `{self.scorer}`, threshold {self.threshold:.2f}){' — ' + self.note if self.note else ''}", ""]
+                 f"(scorer `{self.scorer}`, threshold {self.threshold:.2f})"
+                 f"{' — ' + self.note if self.note else ''}", ""]
         for c in self.claims:
             mark = {"supported": "✅", "partially_supported": "⚠️", "unsupported": "❌"}[c.verdict]
             cites = f" [{', '.join(c.cite_ids)}]" if c.cite_ids else ""
