@@ -45,7 +45,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable
 
-__all__ = ["Normalized", "find_in_original", "locate", "normalize"]
+__all__ = ["PREFIXES", "Normalized", "build_lexicon", "find_in_original", "locate", "normalize"]
 
 _LIGATURES = {"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"}
 _LIGATURE_TABLE = str.maketrans(_LIGATURES)

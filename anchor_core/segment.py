@@ -29,21 +29,22 @@ Choice, measured by ``python -m eval.segmenter_bench`` (pysbd 0.3.4 and syntok 1
 and as the in-line splitter under the line rules of steps 1-2, ``+lines``)::
 
     segmenter       tricky  tricky P  tricky R  WiCE P  WiCE R R after .!?     chars/s
-    rules            42/42     1.000     1.000   0.969   0.549       0.987     409,391
-    pysbd            32/42     0.821     0.965   0.931   0.395       0.813       1,699
-    pysbd+lines      33/42     0.859     0.965   0.912   0.396       0.813      37,189
-    syntok           28/42     0.851     0.702   0.945   0.474       0.970      16,962
-    syntok+lines     35/42     0.881     0.912   0.938   0.474       0.970     202,808
+    rules            42/42     1.000     1.000   0.969   0.549       0.987   1,018,121
+    pysbd            32/42     0.821     0.965   0.931   0.395       0.813       1,689
+    pysbd+lines      33/42     0.859     0.965   0.912   0.396       0.813      43,746
+    syntok           28/42     0.851     0.702   0.945   0.474       0.970      33,457
+    syntok+lines     35/42     0.881     0.912   0.938   0.474       0.970     311,532
 
 ``tricky`` is 42 hand-written cases of the phenomena above (written together with these
 rules, so it shows coverage rather than generalisation); WiCE is 349 web documents with
 41,339 gold boundaries, half of them after unpunctuated headings that no segmenter can
 recover from space-joined text, hence ``R after .!?``, the recall after ``.``/``!``/``?``;
-speed is on the AI Act (596k chars; machine under load, rules run at 0.4-2.3 M chars/s).
+speed is on the AI Act (596k chars; on a busy 2-core machine, so the rules measured
+0.4-2.3 M chars/s across runs; the ranking never changed).
 pysbd splits at every newline (wrapped PDF lines become sentences), breaks ``points (a)
 and (b)``, ``para. 3``, ``cf. Section 3`` and ``4.1.2.`` headings, misses glued sentences,
-and is 10-200× slower; under our line rules it still fails 9 cases and recalls 0.81 after
-full stops on WiCE. syntok does better on WiCE (0.97) but splits ``No. 765/2008``,
+and is 25-600× slower; under our line rules it still fails 9 cases and recalls 0.81 after
+full stops on WiCE. syntok comes closer on WiCE (0.97) but splits ``No. 765/2008``,
 ``Prof. A. Jones`` and ``pp. 12``, and knows no enumerations. The rules here win on every
 column, so they are used alone and no segmenter library is added to the requirements.
 

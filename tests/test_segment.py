@@ -207,7 +207,7 @@ _PIECES = [
 ]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=60).map("".join))
 def test_offset_contract_on_random_text(text: str) -> None:
     previous_end = 0
