@@ -26,7 +26,8 @@ from anchor_core.models import Chunk, CorpusInfo, Document, Filters, Reference, 
 log = logging.getLogger(__name__)
 
 SCHEMA = """
-CREATE TABLE IF NOT EXISTS corpora (name TEXT PRIMARY KEY, version TEXT NOT NULL, info TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS corpora (
+    name TEXT PRIMARY KEY, version TEXT NOT NULL, info TEXT NOT NULL, fts TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS documents (
     corpus TEXT NOT NULL, doc_id TEXT NOT NULL, public INTEGER NOT NULL, data TEXT NOT NULL,
     PRIMARY KEY (corpus, doc_id));
@@ -41,8 +42,6 @@ CREATE TABLE IF NOT EXISTS chunks (
     text TEXT NOT NULL, lead TEXT NOT NULL, vector BLOB);
 CREATE UNIQUE INDEX IF NOT EXISTS chunks_by_id ON chunks (corpus, chunk_id);
 CREATE INDEX IF NOT EXISTS chunks_by_unit ON chunks (corpus, unit_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    body, tokenize = 'porter unicode61 remove_diacritics 2');
 CREATE TABLE IF NOT EXISTS refs (
     corpus TEXT NOT NULL, src_unit TEXT NOT NULL, src_part TEXT, start INTEGER NOT NULL,
     "end" INTEGER NOT NULL, raw TEXT NOT NULL, dst_unit TEXT, dst_part TEXT, resolved INTEGER NOT NULL,
@@ -78,9 +77,13 @@ class SQLiteStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
+            columns = {r[1] for r in self._db.execute("PRAGMA table_info(corpora)")}
         except sqlite3.DatabaseError as err:
             raise StoreError(f"cannot open the store at {self.path}: {err}. If the file is damaged, move it "
                              "away and ingest again; set ANCHOR_HOME to use another workspace.") from err
+        if "fts" not in columns:
+            raise StoreError(f"the store at {self.path} was written by an older Anchor (one shared full-text "
+                             "index); move the file away and ingest again.")
         self._lock = threading.RLock()
         self._matrices: dict[str, _Matrix] = {}
 
@@ -107,19 +110,27 @@ class SQLiteStore:
                                 [(name, d.doc_id, g) for d in documents for g in d.groups])
                 cur.executemany("INSERT INTO units VALUES (?, ?, ?, ?, ?)",
                                 [(name, u.unit_id, u.doc_id, u.kind, u.model_dump_json()) for u in units])
+                # One FTS5 table per corpus version: BM25 statistics (IDF, average length) are the
+                # corpus's own, and a search never walks another corpus's postings.
+                fts = f"fts_{info.version}"
+                if not fts.replace("_", "").isalnum():
+                    raise ValueError(f"corpus version must be alphanumeric, got {info.version!r}")
+                cur.execute(f"CREATE VIRTUAL TABLE {fts} USING fts5(body, tokenize = "
+                            "'porter unicode61 remove_diacritics 2')")
                 for c, v in zip(chunks, vecs):
                     cur.execute(
                         'INSERT INTO chunks (corpus, chunk_id, unit_id, doc_id, kind, part, start, "end", text, '
                         "lead, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (name, c.chunk_id, c.unit_id, c.doc_id, c.kind, c.part, c.start, c.end, c.text,
                          c.lead, v.tobytes()))
-                    cur.execute("INSERT INTO chunks_fts (rowid, body) VALUES (?, ?)",
+                    cur.execute(f"INSERT INTO {fts} (rowid, body) VALUES (?, ?)",
                                 (cur.lastrowid, f"{c.lead}\n{c.text}"))
                 cur.executemany(
                     "INSERT INTO refs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [(name, r.src_unit, r.src_part, r.start, r.end, r.raw, r.dst_unit, r.dst_part,
                       int(r.resolved), int(r.in_title)) for r in references])
-                cur.execute("INSERT INTO corpora VALUES (?, ?, ?)", (name, info.version, info.model_dump_json()))
+                cur.execute("INSERT INTO corpora VALUES (?, ?, ?, ?)",
+                            (name, info.version, info.model_dump_json(), fts))
                 cur.execute("COMMIT")
             except BaseException:
                 if self._db.in_transaction:
@@ -128,7 +139,8 @@ class SQLiteStore:
             self._matrices.pop(name, None)
 
     def _delete(self, cur: sqlite3.Cursor, name: str) -> None:
-        cur.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE corpus = ?)", (name,))
+        for (fts,) in cur.execute("SELECT fts FROM corpora WHERE name = ?", (name,)).fetchall():
+            cur.execute(f"DROP TABLE IF EXISTS {fts}")
         for table in ("chunks", "units", "documents", "doc_groups", "refs", "corpora"):
             cur.execute(f"DELETE FROM {table} WHERE {'name' if table == 'corpora' else 'corpus'} = ?", (name,))
 
@@ -192,8 +204,12 @@ class SQLiteStore:
             return []
         where, params = self._filter_sql(corpus, filters)
         match = " OR ".join(_fts_term(t) for t in terms)
-        sql = (f"SELECT c.chunk_id, bm25(chunks_fts) AS s FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
-               f"WHERE chunks_fts MATCH ? AND {where} ORDER BY s LIMIT ?")
+        fts = self._rows("SELECT fts FROM corpora WHERE name = ?", (corpus,))
+        if not fts:
+            self.corpus(corpus)  # raises CorpusNotFound with the list of corpora
+        f = fts[0][0]
+        sql = (f"SELECT c.chunk_id, bm25({f}) AS s FROM {f} JOIN chunks c ON c.id = {f}.rowid "
+               f"WHERE {f} MATCH ? AND {where} ORDER BY s LIMIT ?")
         # FTS5's bm25() is lower-is-better; negate so every store returns higher-is-better.
         return [(cid, -score) for cid, score in self._rows(sql, [match, *params, k])]
 

@@ -48,3 +48,31 @@ def test_vector_dimension_mismatch_is_explained(tmp_path, small_corpus):
     import numpy as np
     with pytest.raises(StoreError, match="re-ingest"):
         store.search_vector("w", np.ones(10, np.float32), 3, Filters())
+
+
+def test_each_corpus_has_its_own_bm25_statistics(tmp_path, small_corpus):
+    """A term common in another corpus must not lose IDF here: scores depend on this corpus only."""
+    from anchor_core.models import Document, ParsedCorpus
+    from tests.conftest import unit
+
+    store = SQLiteStore(tmp_path / "a.db")
+    raw_replace(store, small_corpus, "w")
+    before = store.search_bm25("w", ["recruitment"], 3, Filters())
+    noisy = ParsedCorpus(documents=[Document(doc_id="doc")],
+                         units=[unit(f"u{i}", "recruitment recruitment everywhere") for i in range(50)])
+    raw_replace(store, noisy, "other")
+    assert store.search_bm25("w", ["recruitment"], 3, Filters()) == before
+    store.delete_corpus("other")
+    names = {r[0] for r in store._rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'fts_%'")}
+    assert len([n for n in names if "_" not in n[4:]]) == 1  # the deleted corpus's index is gone
+
+
+def test_store_from_an_older_layout_is_refused_with_advice(tmp_path):
+    import sqlite3 as lite
+
+    db = lite.connect(tmp_path / "old.db")
+    db.execute("CREATE TABLE corpora (name TEXT PRIMARY KEY, version TEXT NOT NULL, info TEXT NOT NULL)")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match="older Anchor"):
+        SQLiteStore(tmp_path / "old.db")
