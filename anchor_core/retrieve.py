@@ -35,6 +35,7 @@ class RetrievalSettings(BaseModel):
     hop_slots: int | None = Field(None, description="slots reserved for followed chunks; default k // 2, at least 1")
     backward: bool = Field(True, description="also follow references into the hits (who cites them)")
     backward_weight: float = Field(0.8, description="extra decay for a backward step")
+    same_unit_weight: float = Field(0.5, description="extra decay for a reference to another part of the same unit")
     diversify: bool = Field(True, description="at most one direct hit per unit part")
     include_recitals: bool = False
     groups: list[str] | None = None
@@ -239,6 +240,8 @@ def hop(direct: list[Hit], *, question: str, qvec: np.ndarray | None, store: Sto
                 cited_by.setdefault(shown, []).append(parent.label)
                 continue
             decay = settings.hop_decay if kind == "cites" else settings.hop_decay * settings.backward_weight
+            if target == parent.unit_id:
+                decay *= settings.same_unit_weight  # a sibling paragraph is a weaker lead than another provision
             score = parent.score * decay * max(rel.get(chunk.chunk_id, 0.0), 0.05)
             prev = best.get(chunk.chunk_id)
             if prev is None or score > prev.score:
