@@ -57,7 +57,7 @@ TARGETS = {
 TIMING_KEYS = ("total", "embed", "bm25", "dense", "fuse", "hop")
 WARMUP = 3
 SYNTH_CORPUS = "synthetic"
-SYNTH_FORMAT = 1  # bump when the generator changes so cached databases are rebuilt
+SYNTH_FORMAT = 2  # bump when the generator changes so cached databases are rebuilt
 SYNTH_SEED = 20240611
 PARTS_PER_UNIT = 4
 REFS_PER_UNIT = 3
@@ -440,9 +440,10 @@ def _bm25_matches(db_path: Path, questions: list[str]) -> dict[str, float]:
     con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     try:
         counts = []
+        fts = con.execute("SELECT fts FROM corpora LIMIT 1").fetchone()[0]  # one FTS5 table per corpus
         for q in questions:
             match = " OR ".join('"' + t.replace('"', '""') + '"' for t in query_terms(q))
-            row = con.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (match,)).fetchone()
+            row = con.execute(f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ?", (match,)).fetchone()
             counts.append(row[0])
     finally:
         con.close()
