@@ -93,7 +93,7 @@ class SourceIndex:
     tf: list[Counter]
     df: Counter
     avg_len: float
-    vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    vectors: dict[tuple[str, int], np.ndarray] = field(default_factory=dict)
 
     @classmethod
     def build(cls, text: str) -> SourceIndex:
@@ -129,12 +129,14 @@ class SourceIndex:
                     scores[i] += idf * f * (k1 + 1) / (f + k1 * (1 - b + b * length / self.avg_len))
         return scores
 
-    def dense(self, claim: str, embedder: Embedder) -> np.ndarray:
-        key = embedder.model_id
-        if key not in self.vectors:
-            self.vectors[key] = embedder.embed([w.text for w in self.windows])
+    def dense(self, claim: str, embedder: Embedder, rows: list[int]) -> dict[int, float]:
+        """Cosine of the claim with the given windows; window vectors are embedded once and kept."""
+        todo = [i for i in rows if (embedder.model_id, i) not in self.vectors]
+        if todo:
+            for i, v in zip(todo, embedder.embed([self.windows[i].text for i in todo])):
+                self.vectors[(embedder.model_id, i)] = v
         q = embedder.embed([claim])[0]
-        return self.vectors[key] @ q
+        return {i: float(self.vectors[(embedder.model_id, i)] @ q) for i in rows}
 
 
 _CACHE: OrderedDict[str, SourceIndex] = OrderedDict()
@@ -224,10 +226,15 @@ def candidates(claim: str, idx: SourceIndex, embedder: Embedder | None, n: int =
         return []
     rankings = []
     bm = idx.bm25(claim)
-    rankings.append([str(i) for i in np.argsort(-bm, kind="stable")[: n * 4] if bm[i] > 0])
+    pool = [int(i) for i in np.argsort(-bm, kind="stable")[: n * 4]]
+    rankings.append([str(i) for i in pool if bm[i] > 0])
     if embedder is not None:
-        dn = idx.dense(claim, embedder)
-        rankings.append([str(i) for i in np.argsort(-dn, kind="stable")[: n * 4]])
+        # Dense re-ranks the BM25 pool (plus the single sentences, cheap to embed once per source):
+        # embedding every window of a long source for every claim costs minutes, not milliseconds.
+        singles = [i for i, w in enumerate(idx.windows) if w.first == w.last][:400]
+        rows = sorted(set(pool) | set(singles))
+        dn = idx.dense(claim, embedder, rows)
+        rankings.append([str(i) for i in sorted(rows, key=lambda i: -dn[i])[: n * 4]])
     fused = rrf([r for r in rankings if r])
     return [idx.windows[int(i)] for i, _ in fused[:n]]
 
