@@ -63,7 +63,7 @@ def test_wice_metrics_end_to_end(scorer):
     assert m["rejected"] == 1.0
     assert m["partial"] is None and m["n_partial"] == 0
     assert (m["exact"], m["returned"]) == (3, 3)  # best_anchor returns a span for every claim
-    assert m["touches_gold"] == 1.0
+    assert m["touches_gold"] == 1.0 and m["in_gold_share"] == 1.0
     assert (m["n_supported"], m["n_not_supported"], m["errors"]) == (2, 1, 0)
 
     # Sweep over the stored scores 1.0, 0.0, 0.33: at 0.2 row 2 flips to a false positive.
@@ -100,6 +100,8 @@ def test_wice_metrics_on_hand_built_predictions():
     assert m["partial"] == 1.0
     assert (m["exact"], m["returned"]) == (2, 3)
     assert m["touches_gold"] == 0.5
+    assert m["in_gold_share"] == 0.5  # TP 1 lies wholly in gold, TP 2 not at all
+    assert m["quote_chars_median"] == 4
 
 
 def test_clapnq_items_and_metrics():
