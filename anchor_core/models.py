@@ -89,6 +89,10 @@ class Chunk(BaseModel):
     text: str
     lead: str = ""
     """Heading lead-in (``Article 6. Classification rules ...``), embedded with the text."""
+    page: int | None = None
+    """First page (1-based) of a paged source (PDF) the chunk's text comes from; None otherwise."""
+    page_end: int | None = None
+    """Last page of the chunk's text (equal to ``page`` unless it crosses a page break)."""
 
     @property
     def embed_text(self) -> str:
@@ -160,6 +164,10 @@ class Hit(BaseModel):
     text: str
     score: float
     rank: int = 0
+    page: int | None = None
+    """First page of the chunk in a paged source (PDF), else None."""
+    document: str = ""
+    """Title or file name of the hit's document."""
     via: list[str] = Field(default_factory=list)
     via_kind: list[Literal["cites", "cited_by"]] = Field(default_factory=list)
     """Per step of ``via``: ``cites`` when the previous unit refers to this one (followed

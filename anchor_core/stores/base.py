@@ -21,6 +21,16 @@ class Store(Protocol):
         """Atomically swap the corpus ``info.name`` for the given content. If this fails or
         the process dies midway, the previous content of that corpus stays intact."""
 
+    def replace_documents(self, info: CorpusInfo, documents: list[Document], units: list[Unit],
+                          chunks: list[Chunk], vectors: np.ndarray, references: list[Reference],
+                          remove: list[str] = ()) -> None:
+        """Atomically, inside corpus ``info.name`` (created if absent): drop the documents whose
+        ids are in ``remove`` or among ``documents`` (with their units, chunks and vectors), insert
+        the given documents, units, chunks and vectors, replace the corpus's whole reference list
+        with ``references`` (the caller re-resolves every reference of the corpus, since a new
+        document can resolve references of the others), and store ``info`` (new version) as the
+        corpus record. Other documents stay untouched. Failure leaves the corpus as it was."""
+
     def corpora(self) -> list[CorpusInfo]: ...
 
     def corpus(self, name: str) -> CorpusInfo:
