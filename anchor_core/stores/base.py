@@ -55,6 +55,11 @@ class Store(Protocol):
 
     def get_units(self, corpus: str, unit_ids: list[str]) -> dict[str, Unit]: ...
 
+    def unit_ids(self, corpus: str, documents: list[str] | None = None) -> list[str]:
+        """Ids of the corpus's units (only those of ``documents`` when given), in insertion order.
+        With :meth:`get_units` it lets a caller re-read the stored units, e.g. to re-resolve
+        references after :meth:`replace_documents`."""
+
     def documents(self, corpus: str) -> list[Document]: ...
 
     def references_from(self, corpus: str, unit_ids: list[str]) -> list[Reference]:

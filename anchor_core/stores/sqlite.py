@@ -7,7 +7,9 @@
 - Access filters are SQL ``WHERE`` clauses (BM25) and a boolean mask (vectors) applied
   before the top-k cut, so a filtered query ranks only what it may see.
 - ``replace_corpus`` is one transaction in WAL mode: a crash or SIGKILL midway rolls back to
-  the previous corpus.
+  the previous corpus. ``replace_documents`` swaps single documents inside a corpus the same
+  way (uploads), keeping the corpus's full-text table and changing its version.
+- Chunks keep the PDF pages they come from (``page``/``page_end``, layout 3).
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ from anchor_core.models import Chunk, CorpusInfo, Document, Filters, Reference, 
 
 log = logging.getLogger(__name__)
 
+LAYOUT = 3
+"""Store layout: 2 = one FTS5 table per corpus version; 3 = chunk ``page``/``page_end`` columns."""
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS corpora (
     name TEXT PRIMARY KEY, version TEXT NOT NULL, info TEXT NOT NULL, fts TEXT NOT NULL);
@@ -39,7 +44,7 @@ CREATE TABLE IF NOT EXISTS units (
 CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY, corpus TEXT NOT NULL, chunk_id TEXT NOT NULL, unit_id TEXT NOT NULL,
     doc_id TEXT NOT NULL, kind TEXT NOT NULL, part TEXT, start INTEGER NOT NULL, "end" INTEGER NOT NULL,
-    text TEXT NOT NULL, lead TEXT NOT NULL, vector BLOB);
+    text TEXT NOT NULL, lead TEXT NOT NULL, vector BLOB, page INTEGER, page_end INTEGER);
 CREATE UNIQUE INDEX IF NOT EXISTS chunks_by_id ON chunks (corpus, chunk_id);
 CREATE INDEX IF NOT EXISTS chunks_by_unit ON chunks (corpus, unit_id);
 CREATE TABLE IF NOT EXISTS refs (
@@ -84,8 +89,18 @@ class SQLiteStore:
         if "fts" not in columns:
             raise StoreError(f"the store at {self.path} was written by an older Anchor (one shared full-text "
                              "index); move the file away and ingest again.")
+        self._migrate()
         self._lock = threading.RLock()
         self._matrices: dict[str, _Matrix] = {}
+
+    def _migrate(self) -> None:
+        """Layout 3 added the chunk page columns (PDF provenance). They are nullable, so a store of
+        layout 2 is upgraded in place: its chunks simply have no page, which is true of them."""
+        chunk_cols = {r[1] for r in self._db.execute("PRAGMA table_info(chunks)")}
+        for col in ("page", "page_end"):
+            if col not in chunk_cols:
+                self._db.execute(f"ALTER TABLE chunks ADD COLUMN {col} INTEGER")
+        self._db.execute(f"PRAGMA user_version = {LAYOUT}")
 
     def close(self) -> None:
         self._db.close()
@@ -103,13 +118,7 @@ class SQLiteStore:
             try:
                 cur.execute("BEGIN IMMEDIATE")
                 self._delete(cur, name)
-                cur.executemany(
-                    "INSERT INTO documents VALUES (?, ?, ?, ?)",
-                    [(name, d.doc_id, int(not d.groups), d.model_dump_json()) for d in documents])
-                cur.executemany("INSERT INTO doc_groups VALUES (?, ?, ?)",
-                                [(name, d.doc_id, g) for d in documents for g in d.groups])
-                cur.executemany("INSERT INTO units VALUES (?, ?, ?, ?, ?)",
-                                [(name, u.unit_id, u.doc_id, u.kind, u.model_dump_json()) for u in units])
+                self._insert_documents(cur, name, documents, units)
                 # One FTS5 table per corpus version: BM25 statistics (IDF, average length) are the
                 # corpus's own, and a search never walks another corpus's postings.
                 fts = f"fts_{info.version}"
@@ -117,19 +126,83 @@ class SQLiteStore:
                     raise ValueError(f"corpus version must be alphanumeric, got {info.version!r}")
                 cur.execute(f"CREATE VIRTUAL TABLE {fts} USING fts5(body, tokenize = "
                             "'porter unicode61 remove_diacritics 2')")
-                for c, v in zip(chunks, vecs):
-                    cur.execute(
-                        'INSERT INTO chunks (corpus, chunk_id, unit_id, doc_id, kind, part, start, "end", text, '
-                        "lead, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        (name, c.chunk_id, c.unit_id, c.doc_id, c.kind, c.part, c.start, c.end, c.text,
-                         c.lead, v.tobytes()))
-                    cur.execute(f"INSERT INTO {fts} (rowid, body) VALUES (?, ?)",
-                                (cur.lastrowid, f"{c.lead}\n{c.text}"))
-                cur.executemany(
-                    "INSERT INTO refs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(name, r.src_unit, r.src_part, r.start, r.end, r.raw, r.dst_unit, r.dst_part,
-                      int(r.resolved), int(r.in_title)) for r in references])
+                self._insert_chunks(cur, name, fts, chunks, vecs)
+                self._insert_refs(cur, name, references)
                 cur.execute("INSERT INTO corpora VALUES (?, ?, ?, ?)",
+                            (name, info.version, info.model_dump_json(), fts))
+                cur.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    cur.execute("ROLLBACK")
+                raise
+            self._matrices.pop(name, None)
+
+    @staticmethod
+    def _insert_documents(cur: sqlite3.Cursor, name: str, documents: list[Document], units: list[Unit]) -> None:
+        cur.executemany(
+            "INSERT INTO documents VALUES (?, ?, ?, ?)",
+            [(name, d.doc_id, int(not d.groups), d.model_dump_json()) for d in documents])
+        cur.executemany("INSERT INTO doc_groups VALUES (?, ?, ?)",
+                        [(name, d.doc_id, g) for d in documents for g in d.groups])
+        cur.executemany("INSERT INTO units VALUES (?, ?, ?, ?, ?)",
+                        [(name, u.unit_id, u.doc_id, u.kind, u.model_dump_json()) for u in units])
+
+    @staticmethod
+    def _insert_chunks(cur: sqlite3.Cursor, name: str, fts: str, chunks: list[Chunk], vecs: np.ndarray) -> None:
+        for c, v in zip(chunks, vecs):
+            cur.execute(
+                'INSERT INTO chunks (corpus, chunk_id, unit_id, doc_id, kind, part, start, "end", text, '
+                "lead, vector, page, page_end) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (name, c.chunk_id, c.unit_id, c.doc_id, c.kind, c.part, c.start, c.end, c.text,
+                 c.lead, v.tobytes(), c.page, c.page_end))
+            cur.execute(f"INSERT INTO {fts} (rowid, body) VALUES (?, ?)", (cur.lastrowid, f"{c.lead}\n{c.text}"))
+
+    @staticmethod
+    def _insert_refs(cur: sqlite3.Cursor, name: str, references: list[Reference]) -> None:
+        cur.executemany(
+            "INSERT INTO refs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(name, r.src_unit, r.src_part, r.start, r.end, r.raw, r.dst_unit, r.dst_part,
+              int(r.resolved), int(r.in_title)) for r in references])
+
+    def replace_documents(self, info: CorpusInfo, documents: list[Document], units: list[Unit],
+                          chunks: list[Chunk], vectors: np.ndarray, references: list[Reference],
+                          remove: list[str] = ()) -> None:
+        if len(chunks) != len(vectors):
+            raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors")
+        known = {d.doc_id for d in documents}
+        stray = sorted({u.doc_id for u in units} - known) + sorted({c.doc_id for c in chunks} - known)
+        if stray:
+            raise ValueError(f"units or chunks name documents {stray[:5]} that are not among the given documents")
+        vecs = np.asarray(vectors, dtype=np.float32)
+        name = info.name
+        gone = sorted(set(remove) | known)
+        with self._lock:
+            cur = self._db.cursor()
+            try:
+                cur.execute("BEGIN IMMEDIATE")
+                row = cur.execute("SELECT fts FROM corpora WHERE name = ?", (name,)).fetchone()
+                if row is None:
+                    fts = f"fts_{info.version}"
+                    if not fts.replace("_", "").isalnum():
+                        raise ValueError(f"corpus version must be alphanumeric, got {info.version!r}")
+                    cur.execute(f"CREATE VIRTUAL TABLE {fts} USING fts5(body, tokenize = "
+                                "'porter unicode61 remove_diacritics 2')")
+                else:
+                    # The corpus keeps its full-text table across document replaces; only the version
+                    # (which invalidates cached vector matrices) changes.
+                    fts = row[0]
+                for i in range(0, len(gone), 500):
+                    batch = gone[i:i + 500]
+                    marks = ",".join("?" * len(batch))
+                    cur.execute(f"DELETE FROM {fts} WHERE rowid IN (SELECT id FROM chunks WHERE corpus = ? AND "
+                                f"doc_id IN ({marks}))", [name, *batch])
+                    for table in ("chunks", "units", "documents", "doc_groups"):
+                        cur.execute(f"DELETE FROM {table} WHERE corpus = ? AND doc_id IN ({marks})", [name, *batch])
+                self._insert_documents(cur, name, documents, units)
+                self._insert_chunks(cur, name, fts, chunks, vecs)
+                cur.execute("DELETE FROM refs WHERE corpus = ?", (name,))
+                self._insert_refs(cur, name, references)
+                cur.execute("INSERT OR REPLACE INTO corpora VALUES (?, ?, ?, ?)",
                             (name, info.version, info.model_dump_json(), fts))
                 cur.execute("COMMIT")
             except BaseException:
@@ -278,9 +351,9 @@ class SQLiteStore:
 
     def _chunk(self, row: tuple) -> Chunk:
         return Chunk(chunk_id=row[0], unit_id=row[1], doc_id=row[2], kind=row[3], part=row[4], start=row[5],
-                     end=row[6], text=row[7], lead=row[8])
+                     end=row[6], text=row[7], lead=row[8], page=row[9], page_end=row[10])
 
-    _CHUNK_COLS = 'chunk_id, unit_id, doc_id, kind, part, start, "end", text, lead'
+    _CHUNK_COLS = 'chunk_id, unit_id, doc_id, kind, part, start, "end", text, lead, page, page_end'
 
     def get_chunks(self, corpus: str, chunk_ids: list[str]) -> dict[str, Chunk]:
         out: dict[str, Chunk] = {}
@@ -317,6 +390,16 @@ class SQLiteStore:
             for (data,) in rows:
                 u = Unit.model_validate_json(data)
                 out[u.unit_id] = u
+        return out
+
+    def unit_ids(self, corpus: str, documents: list[str] | None = None) -> list[str]:
+        if documents is None:
+            return [r[0] for r in self._rows("SELECT unit_id FROM units WHERE corpus = ? ORDER BY rowid", (corpus,))]
+        out: list[str] = []
+        for i in range(0, len(documents), 500):
+            batch = documents[i:i + 500]
+            out += [r[0] for r in self._rows(f"SELECT unit_id FROM units WHERE corpus = ? AND doc_id IN "
+                                             f"({','.join('?' * len(batch))}) ORDER BY rowid", [corpus, *batch])]
         return out
 
     def documents(self, corpus: str) -> list[Document]:

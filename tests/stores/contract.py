@@ -12,7 +12,7 @@ from anchor_core.chunking import chunk_unit
 from anchor_core.embeddings import HashEmbedder
 from anchor_core.errors import CorpusNotFound
 from anchor_core.indexing import ingest, resolve_references
-from anchor_core.models import CorpusInfo, Document, Filters, ParsedCorpus
+from anchor_core.models import CorpusInfo, Document, Filters, ParsedCorpus, Reference
 from tests.conftest import unit
 
 
@@ -27,7 +27,96 @@ def grouped_corpus() -> ParsedCorpus:
     return ParsedCorpus(documents=docs, units=units)
 
 
-class StoreContract:
+def _doc_parts(doc_id: str, texts: list[str], groups: list[str] | None = None, page: int | None = None):
+    """One document with one unit per text, chunked, with pages set when ``page`` is given."""
+    doc = Document(doc_id=doc_id, title=f"{doc_id}.pdf", groups=groups or [], meta={"file": f"{doc_id}.pdf"})
+    units = [unit(f"{doc_id}/{i}", t, doc_id=doc_id, kind="section") for i, t in enumerate(texts, start=1)]
+    chunks = [c.model_copy(update={"page": page, "page_end": page + 1 if page else None})
+              for u in units for c in chunk_unit(u)]
+    return doc, units, chunks
+
+
+class ReplaceDocumentsContract:
+    """``replace_documents``: add or swap single documents inside a corpus, atomically."""
+
+    def _put(self, store, name, docs_units_chunks, refs=(), remove=(), version=None):
+        docs = [d for d, _, _ in docs_units_chunks]
+        units = [u for _, us, _ in docs_units_chunks for u in us]
+        chunks = [c for _, _, cs in docs_units_chunks for c in cs]
+        info = CorpusInfo(name=name, adapter="uploads", version=version or uuid.uuid4().hex, embedder="hash-bow-384",
+                          dim=384, documents=len(docs), units=len(units), chunks=len(chunks))
+        store.replace_documents(info, docs, units, chunks, HashEmbedder().embed([c.embed_text for c in chunks]),
+                                list(refs), remove=list(remove))
+        return info
+
+    def test_creates_the_corpus_and_keeps_pages(self, store):
+        self._put(store, "up", [_doc_parts("a", ["Premiums are due monthly.", "Claims are paid in 30 days."],
+                                           page=7)])
+        info = store.corpus("up")
+        assert info.adapter == "uploads"
+        hits = store.search_bm25("up", ["premiums"], 5, Filters())
+        c = store.get_chunks("up", [hits[0][0]])[hits[0][0]]
+        assert (c.doc_id, c.page, c.page_end) == ("a", 7, 8)
+        assert store.unit_chunks("up", "a/2", Filters())[0].page == 7
+        assert store.unit_ids("up") == ["a/1", "a/2"]
+
+    def test_other_documents_stay_untouched(self, store):
+        self._put(store, "up", [_doc_parts("a", ["Premiums are due monthly."]),
+                                _doc_parts("b", ["Travel is booked by the office."])])
+        before_b = store.unit_chunks("up", "b/1", Filters())
+        self._put(store, "up", [_doc_parts("a", ["Deductibles apply per claim.", "Premiums rise yearly."])])
+        assert store.unit_ids("up") == ["b/1", "a/1", "a/2"]
+        assert store.unit_ids("up", ["a"]) == ["a/1", "a/2"]
+        assert store.unit_chunks("up", "b/1", Filters()) == before_b
+        assert [d.doc_id for d in store.documents("up")] == ["a", "b"]
+        assert store.search_bm25("up", ["monthly"], 5, Filters()) == []  # a's old text is gone from BM25
+        assert store.search_bm25("up", ["deductibles"], 5, Filters())[0][0].startswith("a/1")
+        q = HashEmbedder().embed(["Premiums are due monthly."])[0]
+        found = store.search_vector("up", q, 10, Filters())
+        texts = {c.text for c in store.get_chunks("up", [cid for cid, _ in found]).values()}
+        assert len(found) == 3 and "Premiums are due monthly." not in texts  # vectors reloaded, old ones gone
+
+    def test_remove_and_references_replace_the_whole_list(self, store):
+        a = _doc_parts("a", ["See clause 1 of b."])
+        b = _doc_parts("b", ["Clause one text."])
+        r = Reference(src_unit="a/1", start=4, end=12, raw="clause 1", dst_unit="b/1", resolved=True)
+        self._put(store, "up", [a, b], refs=[r])
+        assert [x.dst_unit for x in store.references_to("up", ["b/1"])] == ["b/1"]
+        unresolved = r.model_copy(update={"dst_unit": None, "resolved": False})
+        self._put(store, "up", [], refs=[unresolved], remove=["b"])
+        assert store.unit_ids("up") == ["a/1"]
+        assert store.references_to("up", ["b/1"]) == []
+        assert [x.resolved for x in store.references("up")] == [False]
+        assert store.get_units("up", ["b/1"]) == {}
+
+    def test_groups_of_a_replaced_document_change(self, store):
+        self._put(store, "up", [_doc_parts("a", ["Salaries are reviewed in spring."], groups=["hr"])])
+        assert store.search_bm25("up", ["salaries"], 5, Filters(groups=["finance"])) == []
+        self._put(store, "up", [_doc_parts("a", ["Salaries are reviewed in spring."], groups=["finance"])])
+        assert store.search_bm25("up", ["salaries"], 5, Filters(groups=["finance"]))
+        assert store.search_bm25("up", ["salaries"], 5, Filters(groups=["hr"])) == []
+        assert store.search_vector("up", HashEmbedder().embed(["salaries"])[0], 5, Filters(groups=["hr"])) == []
+
+    def test_failure_leaves_the_corpus_as_it_was(self, store):
+        first = self._put(store, "up", [_doc_parts("a", ["Premiums are due monthly."]),
+                                        _doc_parts("b", ["Travel is booked by the office."])])
+        doc, units, chunks = _doc_parts("a", ["New premium text.", "More text."])
+        chunks = [*chunks, chunks[0]]  # a duplicate chunk id fails midway through the write
+        info = first.model_copy(update={"version": uuid.uuid4().hex})
+        with pytest.raises(Exception):  # noqa: B017 - each store raises its own integrity error
+            store.replace_documents(info, [doc], units, chunks, np.zeros((len(chunks), 384), np.float32), [])
+        assert store.corpus("up").version == first.version
+        assert store.search_bm25("up", ["monthly"], 5, Filters())[0][0].startswith("a/1")
+        assert store.unit_ids("up") == ["a/1", "b/1"]
+
+    def test_a_whole_corpus_replace_still_works_after(self, store, small_corpus):
+        self._put(store, "up", [_doc_parts("a", ["Premiums are due monthly."])])
+        ingest(store, HashEmbedder(), small_corpus, corpus="up", adapter="test")
+        assert store.unit_ids("up") == ["article-1", "article-2", "annex-1"]
+        assert store.search_bm25("up", ["premiums"], 5, Filters()) == []
+
+
+class StoreContract(ReplaceDocumentsContract):
     @pytest.fixture
     def loaded(self, store, small_corpus):
         ingest(store, HashEmbedder(), small_corpus, corpus="widgets", adapter="test")
@@ -119,3 +208,4 @@ def raw_replace(store, parsed: ParsedCorpus, name: str) -> None:
                       chunks=len(chunks), embedder="hash-bow-384", dim=384)
     store.replace_corpus(info, parsed.documents, parsed.units, chunks, HashEmbedder().embed([c.text for c in chunks]),
                          refs)
+

@@ -76,3 +76,16 @@ def test_store_from_an_older_layout_is_refused_with_advice(tmp_path):
     db.close()
     with pytest.raises(StoreError, match="older Anchor"):
         SQLiteStore(tmp_path / "old.db")
+
+
+def test_store_of_layout_2_gains_the_page_columns(tmp_path, small_corpus):
+    """A layout-2 store (chunks without page columns) is upgraded in place and keeps its corpus."""
+    store = SQLiteStore(tmp_path / "a.db")
+    raw_replace(store, small_corpus, "w")
+    store._db.execute("ALTER TABLE chunks DROP COLUMN page")
+    store._db.execute("ALTER TABLE chunks DROP COLUMN page_end")
+    store.close()
+    again = SQLiteStore(tmp_path / "a.db")
+    chunks = again.unit_chunks("w", "annex-1", Filters())
+    assert chunks and all(c.page is None for c in chunks)
+    assert again._rows("PRAGMA user_version")[0][0] == 3
