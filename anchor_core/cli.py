@@ -170,6 +170,60 @@ def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if report.claims and report.verified_fraction >= args.fail_under else 1
 
 
+def _llm(settings: Settings, no_llm: bool = False):
+    if settings.llm is None or no_llm:
+        return None
+    from anchor_core.ask import LLM
+
+    return LLM.from_config(settings.llm)
+
+
+def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    from anchor_core.ask import AskSettings, ask
+
+    s = AskSettings(k=args.k, hops=args.hops, include_recitals=args.recitals, groups=args.group, scorer=args.scorer,
+                    writer=args.writer)
+    store = open_store(settings)
+    store.corpus(args.corpus)  # fail on an unknown corpus before loading a model
+    report = ask(args.question, store=store, embedder=_embedder(settings), corpus=args.corpus, settings=s,
+                 llm=_llm(settings, args.no_llm))
+    if args.output:
+        _save_report(report, Path(args.output))
+    print(report.to_json() if args.json else report.to_text())
+    return 1 if report.refused and args.fail_on_refusal else 0
+
+
+def _save_report(report, path: Path) -> None:
+    text = {".md": report.to_markdown, ".html": report.to_html}.get(path.suffix.lower(), report.to_json)()
+    path.write_text(text, encoding="utf-8")
+
+
+def cmd_recheck(args: argparse.Namespace, settings: Settings) -> int:
+    from anchor_core.ask import AskReport, recheck
+
+    path = Path(args.report)
+    try:
+        report = AskReport.model_validate_json(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise AnchorError(f"no report at {path}; save one with `anchor ask ... --output report.json`") from None
+    except (ValidationError, UnicodeDecodeError) as e:
+        raise AnchorError(f"{path} is not an ask report saved as JSON (`anchor ask --output X.json`): "
+                          f"{str(e).splitlines()[0]}") from None
+    result = recheck(report, open_store(settings))
+    print(result.model_dump_json(indent=2) if args.json else result.to_text())
+    return 0 if result.intact else 1
+
+
+def cmd_assess(args: argparse.Namespace, settings: Settings) -> int:
+    from anchor_core.ask.assess import assess
+
+    store = open_store(settings)
+    store.corpus(args.corpus)
+    result = assess(args.description, store=store, embedder=_embedder(settings), corpus=args.corpus, k=args.k)
+    print(result.model_dump_json(indent=2) if args.json else result.to_text())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="anchor", description="Grounded retrieval and claim verification over a corpus.")
     p.add_argument("-v", "--verbose", action="store_true", help="log what the library does")
@@ -207,6 +261,34 @@ def build_parser() -> argparse.ArgumentParser:
     ver.add_argument("--model-dir", help="local model folder for --scorer nli")
     ver.add_argument("--no-embedder", action="store_true", help="no dense search or embedding feature (faster)")
     ver.set_defaults(func=cmd_verify)
+
+    ask = sub.add_parser("ask", help="answer a question from a corpus, every claim anchored, or refuse with a reason")
+    ask.add_argument("question")
+    ask.add_argument("--corpus", default=DEFAULT_CORPUS)
+    ask.add_argument("--k", type=int, default=5)
+    ask.add_argument("--hops", type=int, default=1)
+    ask.add_argument("--recitals", action="store_true", help="include recitals (excluded by default: not binding)")
+    ask.add_argument("--group", action="append", help="ask as a member of this access group (repeatable)")
+    ask.add_argument("--scorer", choices=["learned", "lexical"], default="learned")
+    ask.add_argument("--writer", choices=["auto", "extractive", "llm"], default="auto",
+                     help="auto: the LLM when GROQ_API_KEY or ANCHOR_LLM_BASE_URL is set, else extractive")
+    ask.add_argument("--no-llm", action="store_true", help="stay offline even when an LLM is configured")
+    ask.add_argument("--json", action="store_true", help="print the full report as JSON")
+    ask.add_argument("--output", help="also save the report (.json, .md or .html by extension)")
+    ask.add_argument("--fail-on-refusal", action="store_true", help="exit 1 when it refuses")
+    ask.set_defaults(func=cmd_ask)
+
+    rc = sub.add_parser("recheck", help="re-verify a saved ask report's quotes against the current corpus")
+    rc.add_argument("report", help="a report saved with `anchor ask ... --output report.json`")
+    rc.add_argument("--json", action="store_true")
+    rc.set_defaults(func=cmd_recheck)
+
+    asm = sub.add_parser("assess", help="describe an AI system; get the provisions that apply, each anchored")
+    asm.add_argument("description")
+    asm.add_argument("--corpus", default=DEFAULT_CORPUS)
+    asm.add_argument("--k", type=int, default=4, help="provisions per topic")
+    asm.add_argument("--json", action="store_true")
+    asm.set_defaults(func=cmd_assess)
 
     sub.add_parser("corpora", help="list stored corpora").set_defaults(func=cmd_corpora)
     dele = sub.add_parser("delete", help="delete a stored corpus")

@@ -1,0 +1,212 @@
+"""The evidence gate: is what retrieval found enough to answer the question?
+
+Retrieval always returns *something*, and fused RRF scores are ranks, not relevance, so the gate
+looks at the evidence itself. Its signals:
+
+``missing``
+    salient question terms that the corpus never mentions (looked up in the store's BM25 index,
+    so the check covers every document, not only the hits). A missing name or acronym such as
+    ``GDPR`` or ``Colorado`` refuses at once: whatever was retrieved is about something else.
+``coverage``
+    the IDF-weighted share of the question's content terms that occur in the evidence sentence
+    that covers them best (with its neighbours): does one place in the sources talk about all of
+    the question, or only about parts of it?
+``hit_coverage``
+    the same share over all the retrieved text together.
+``dense``
+    the best cosine between the question and a retrieved chunk (when an embedder ran).
+``agreement``
+    the share of direct hits that both BM25 and the dense search ranked among their candidates.
+
+They are combined by a logistic model whose weights and thresholds live in ``data/gate.json``,
+fitted by ``python -m eval.train_gate`` on the labelled question sets (the file records which).
+The combined score is an evidence score, not a probability that the answer is right.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+
+from anchor_core.ask.report import GateDecision
+from anchor_core.models import Filters, Hit
+from anchor_core.scorers.text import stem
+from anchor_core.segment import sentences
+from anchor_core.stores.base import Store
+from anchor_core.text import STOP_WORDS, words
+
+# Words that shape a question but name nothing the corpus must contain.
+QUESTION_WORDS = frozenset("""
+whether must may might shall need needs required require requires allowed allow allows considered count counts
+apply applies applicable mean means meaning happen happens exactly kind kinds type types way ways
+many much long often doe give gives get gets make makes use used using also still yes rule rules
+""".split())
+
+_CAPS = re.compile(r"(?<![\w'’])([A-Z][a-zA-Z]*[A-Z][a-zA-Z]*|[A-Z]{2,}\d*|[A-Z][a-z]+)(?![\w'’])")
+
+
+@dataclass
+class GateSignals:
+    missing: list[str] = field(default_factory=list)
+    missing_names: list[str] = field(default_factory=list)
+    coverage: float = 0.0
+    hit_coverage: float = 0.0
+    dense: float = 0.0
+    agreement: float = 0.0
+    best_sentence: str = ""
+    terms: list[str] = field(default_factory=list)
+
+    @property
+    def missing_share(self) -> float:
+        return len(self.missing) / max(len(self.terms), 1)
+
+    def as_dict(self) -> dict:
+        return {"missing": self.missing, "missing_names": self.missing_names, "coverage": round(self.coverage, 3),
+                "hit_coverage": round(self.hit_coverage, 3), "dense": round(self.dense, 3),
+                "agreement": round(self.agreement, 3), "best_sentence": self.best_sentence[:200]}
+
+
+@cache
+def gate_model() -> dict:
+    return json.loads(resources.files("anchor_core.ask").joinpath("data/gate.json").read_text("utf-8"))
+
+
+def content_terms(question: str) -> list[str]:
+    """Question words that the corpus must talk about (lower-case, stop and question words removed)."""
+    out: dict[str, None] = {}
+    for w in words(question):
+        if w in STOP_WORDS or w in QUESTION_WORDS or len(w) < 3 or w.isdigit() and len(w) < 2:
+            continue
+        out[w] = None
+    return list(out)
+
+
+def names(question: str) -> set[str]:
+    """Capitalised words that are not the question's first word: names and acronyms (``GDPR``,
+    ``Colorado``, ``Ireland``)."""
+    first = re.match(r"\W*(\w+)", question)
+    skip = first.group(1) if first else ""
+    found = set()
+    for m in _CAPS.finditer(question):
+        w = m.group(1)
+        if w == skip and m.start() == question.find(skip):
+            continue
+        if w.lower() in STOP_WORDS or w.lower() in QUESTION_WORDS or w in ("AI", "EU", "I"):
+            continue
+        found.add(w.lower())
+    return found
+
+
+def _present(store: Store, corpus: str, term: str, filters: Filters) -> bool:
+    return bool(store.search_bm25(corpus, [term], 1, filters))
+
+
+def _idf(store: Store, corpus: str, terms: list[str], filters: Filters, total: int) -> dict[str, float]:
+    """A cheap IDF from the store: how many of the top 50 chunks match (saturates, which is fine:
+    common words get low weight, rare ones high)."""
+    out = {}
+    for t in terms:
+        n = len(store.search_bm25(corpus, [t], 50, filters))
+        out[t] = math.log(1 + total / (1 + n)) if n else 0.0
+    return out
+
+
+def signals(question: str, hits: list[Hit], *, store: Store, corpus: str, filters: Filters,
+            qvec=None, hit_vectors=None) -> GateSignals:
+    terms = content_terms(question)
+    sig = GateSignals(terms=terms)
+    if not terms:
+        return sig
+    caps = names(question)
+    present = {t: _present(store, corpus, t, filters) for t in terms}
+    sig.missing = [t for t in terms if not present[t]]
+    sig.missing_names = [t for t in sig.missing if t in caps]
+    total = max(store.corpus(corpus).chunks, 1)
+    idf = _idf(store, corpus, [t for t in terms if present[t]], filters, total)
+    for t in sig.missing:
+        idf[t] = math.log(1 + total)  # a word the corpus lacks weighs as much as the rarest word
+    weight = sum(idf.values()) or 1.0
+    stems = {t: stem(t) for t in terms}
+
+    def cover(text_stems: set[str]) -> float:
+        return sum(idf[t] for t in terms if stems[t] in text_stems) / weight
+
+    all_stems: set[str] = set()
+    best, best_text = 0.0, ""
+    for h in hits:
+        sents = sentences(h.text) or []
+        sent_stems = [{stem(w) for w in words(h.text[s.start:s.end])} for s in sents]
+        head = {stem(w) for w in words(h.heading)}
+        for i in range(len(sents)):
+            window = set().union(*sent_stems[max(0, i - 1): i + 2]) | head
+            c = cover(window)
+            if c > best:
+                best, best_text = c, h.text[sents[i].start:sents[i].end]
+        all_stems |= set().union(*sent_stems) if sent_stems else set()
+        all_stems |= head
+    sig.coverage, sig.best_sentence = best, best_text
+    sig.hit_coverage = cover(all_stems)
+    direct = [h for h in hits if not h.via]
+    if direct:
+        sig.agreement = sum(h.bm25_rank is not None and h.dense_rank is not None for h in direct) / len(direct)
+    if qvec is not None and hit_vectors is not None and len(hit_vectors):
+        sig.dense = float(max(hit_vectors @ qvec))
+    return sig
+
+
+def evidence_score(sig: GateSignals, model: dict | None = None) -> float:
+    m = model or gate_model()
+    w = m["weights"]
+    z = m["bias"] + sum(w[f] * _feature(sig, f) for f in w)
+    return 1 / (1 + math.exp(-z))
+
+
+def _feature(sig: GateSignals, name: str) -> float:
+    if name == "missing_any":
+        return float(bool(sig.missing))
+    return float(getattr(sig, name))
+
+
+def decide(sig: GateSignals, *, hits: list[Hit], model: dict | None = None) -> GateDecision:
+    """``pass`` (answer), ``borderline`` (a judge decides), ``weak`` (rewrite and retry) or
+    ``refuse``, with the reason in the user's words."""
+    m = model or gate_model()
+    th = m["thresholds"]
+    if not hits:
+        return GateDecision(verdict="refuse", score=0.0, code="no_evidence",
+                            reason="no relevant evidence was retrieved", signals=sig.as_dict(), thresholds=th)
+    if sig.missing_names:
+        terms = ", ".join(f"'{t}'" for t in sig.missing_names)
+        return GateDecision(verdict="refuse", score=0.0, code="term_missing",
+                            reason=f"the corpus never mentions {terms}: the question is about something it does "
+                                   "not cover", signals=sig.as_dict(), thresholds=th)
+    score = evidence_score(sig, m)
+    data = sig.as_dict()
+    if score >= th["pass"]:
+        return GateDecision(verdict="pass", score=score, reason=f"evidence covers the question ({score:.2f})",
+                            signals=data, thresholds=th)
+    if score >= th["borderline"]:
+        return GateDecision(verdict="borderline", score=score,
+                            reason=f"evidence is borderline ({score:.2f}); a judge decides", signals=data,
+                            thresholds=th)
+    missing = f"; the corpus never mentions {', '.join(repr(t) for t in sig.missing)}" if sig.missing else ""
+    code = "term_missing" if sig.missing and sig.missing_share >= 0.34 else "not_answered"
+    return GateDecision(verdict="weak", score=score, code=code,
+                        reason=f"evidence was retrieved but it does not cover the question ({score:.2f}){missing}",
+                        signals=data, thresholds=th)
+
+
+def offline_judge(sig: GateSignals, model: dict | None = None) -> tuple[bool, str]:
+    """The judge for borderline cases when no LLM is configured: answer only when one place in
+    the evidence covers most of the question and nothing the question names is missing."""
+    m = model or gate_model()
+    j = m["judge"]
+    if sig.missing:
+        return False, f"the corpus never mentions {', '.join(repr(t) for t in sig.missing)}"
+    if sig.coverage >= j["coverage"]:
+        return True, f"one passage covers {sig.coverage:.0%} of the question"
+    return False, f"no passage covers enough of the question (best {sig.coverage:.0%}, needs {j['coverage']:.0%})"

@@ -1,0 +1,168 @@
+"""Chat-completion clients: Groq (the ``groq`` package) or any OpenAI-compatible endpoint.
+
+Both speak the same wire format (``POST …/chat/completions``). Configuration comes from the
+environment through :class:`LLMConfig` (read once by :func:`llm_from_env`); the API key is never
+logged, printed or put into an error message.
+
+Failures are typed so the pipeline can fall back and say why: :class:`LLMAuthError` (a wrong key:
+retrying will not help), :class:`LLMUnavailable` (unreachable, timed out, rate-limited after the
+retries, a server error).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Protocol
+
+import httpx
+
+from anchor_core.errors import AnchorError, ConfigError
+
+log = logging.getLogger(__name__)
+
+GROQ_URL = "https://api.groq.com/openai/v1"
+DEFAULT_WRITER = "openai/gpt-oss-120b"
+DEFAULT_JUDGE = "openai/gpt-oss-20b"
+
+
+class LLMError(AnchorError):
+    """The LLM could not give an answer."""
+
+
+class LLMAuthError(LLMError):
+    """The endpoint rejected the credentials."""
+
+
+class LLMUnavailable(LLMError):
+    """Unreachable, timed out, rate-limited or failing after retries."""
+
+
+class ChatClient(Protocol):
+    provider: str
+
+    def complete(self, messages: list[dict], *, model: str, temperature: float = 0.0,
+                 max_tokens: int = 800, json_mode: bool = False) -> str: ...
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    provider: str  # "groq" | "openai-compatible"
+    base_url: str
+    api_key: str | None
+    writer_model: str = DEFAULT_WRITER
+    judge_model: str = DEFAULT_JUDGE
+    timeout: float = 30.0
+    retries: int = 2
+
+    def __repr__(self) -> str:  # never show the key
+        return (f"LLMConfig(provider={self.provider!r}, base_url={self.base_url!r}, "
+                f"api_key={'***' if self.api_key else None}, writer_model={self.writer_model!r}, "
+                f"judge_model={self.judge_model!r})")
+
+
+def config_from_env(env: dict[str, str]) -> LLMConfig | None:
+    """``ANCHOR_LLM_BASE_URL`` (any OpenAI-compatible server, key in ``ANCHOR_LLM_API_KEY`` if it
+    needs one) wins over ``GROQ_API_KEY``; neither set means no LLM (the offline path)."""
+    timeout = float(env.get("ANCHOR_LLM_TIMEOUT", "30"))
+    writer = env.get("ANCHOR_LLM_MODEL") or DEFAULT_WRITER
+    judge = env.get("ANCHOR_LLM_JUDGE_MODEL") or DEFAULT_JUDGE
+    if env.get("ANCHOR_LLM_BASE_URL"):
+        url = env["ANCHOR_LLM_BASE_URL"].rstrip("/")
+        if not url.startswith(("http://", "https://")):
+            raise ConfigError(f"ANCHOR_LLM_BASE_URL must start with http:// or https:// (got {url!r})")
+        return LLMConfig("openai-compatible", url, env.get("ANCHOR_LLM_API_KEY") or None, writer, judge, timeout)
+    if env.get("GROQ_API_KEY"):
+        return LLMConfig("groq", GROQ_URL, env["GROQ_API_KEY"], writer, judge, timeout)
+    return None
+
+
+class HTTPChatClient:
+    """OpenAI-compatible ``/chat/completions`` over httpx, with retries on 429/5xx/timeouts."""
+
+    provider = "openai-compatible"
+
+    def __init__(self, config: LLMConfig, transport: httpx.BaseTransport | None = None) -> None:
+        self.config = config
+        headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
+        self._http = httpx.Client(base_url=config.base_url, headers=headers, timeout=config.timeout,
+                                  transport=transport)
+
+    def complete(self, messages: list[dict], *, model: str, temperature: float = 0.0,
+                 max_tokens: int = 800, json_mode: bool = False) -> str:
+        body: dict = {"model": model, "messages": messages, "temperature": temperature, "max_tokens": max_tokens}
+        if json_mode:
+            body["response_format"] = {"type": "json_object"}
+        last = ""
+        for attempt in range(self.config.retries + 1):
+            try:
+                r = self._http.post("/chat/completions", json=body)
+            except httpx.TimeoutException:
+                last = f"timed out after {self.config.timeout:.0f} s"
+            except httpx.HTTPError as e:
+                last = f"unreachable ({type(e).__name__})"
+            else:
+                if r.status_code in (401, 403):
+                    raise LLMAuthError(f"the LLM endpoint {self.config.base_url} rejected the API key (HTTP "
+                                       f"{r.status_code}); check ANCHOR_LLM_API_KEY / GROQ_API_KEY")
+                if r.status_code == 429 or r.status_code >= 500:
+                    last = f"HTTP {r.status_code}{' (rate-limited)' if r.status_code == 429 else ''}"
+                    wait = _retry_after(r) if r.status_code == 429 else 0.5 * 2 ** attempt
+                    if attempt < self.config.retries:
+                        time.sleep(min(wait, 5.0))
+                    continue
+                if r.status_code >= 400:
+                    raise LLMError(f"the LLM endpoint answered HTTP {r.status_code}: {r.text[:200]}")
+                try:
+                    return r.json()["choices"][0]["message"]["content"] or ""
+                except (ValueError, KeyError, IndexError, TypeError):
+                    raise LLMError(f"the LLM endpoint sent a response that is not a chat completion: "
+                                   f"{r.text[:200]!r}") from None
+            if attempt < self.config.retries:
+                time.sleep(0.5 * 2 ** attempt)
+        raise LLMUnavailable(f"the LLM at {self.config.base_url} failed after {self.config.retries + 1} attempts: "
+                             f"{last}")
+
+
+def _retry_after(r: httpx.Response) -> float:
+    try:
+        return float(r.headers.get("retry-after", "1"))
+    except ValueError:
+        return 1.0
+
+
+class GroqChatClient:
+    """Groq through its official client (which speaks the same API); errors mapped to ours."""
+
+    provider = "groq"
+
+    def __init__(self, config: LLMConfig) -> None:
+        try:
+            import groq
+        except ImportError as e:  # pragma: no cover - groq is in requirements.txt
+            raise ConfigError("GROQ_API_KEY is set but the groq package is missing: pip install groq") from e
+        self._groq = groq
+        base = config.base_url.removesuffix("/openai/v1")
+        self._client = groq.Groq(api_key=config.api_key, base_url=base, timeout=config.timeout,
+                                 max_retries=config.retries)
+        self.config = config
+
+    def complete(self, messages: list[dict], *, model: str, temperature: float = 0.0,
+                 max_tokens: int = 800, json_mode: bool = False) -> str:
+        g = self._groq
+        kw = {"response_format": {"type": "json_object"}} if json_mode else {}
+        try:
+            r = self._client.chat.completions.create(model=model, messages=messages, temperature=temperature,
+                                                     max_tokens=max_tokens, **kw)
+        except g.AuthenticationError:
+            raise LLMAuthError("Groq rejected the API key (HTTP 401); check GROQ_API_KEY") from None
+        except (g.APIConnectionError, g.APITimeoutError, g.RateLimitError, g.InternalServerError) as e:
+            raise LLMUnavailable(f"Groq failed after retries: {type(e).__name__}") from None
+        except g.APIStatusError as e:
+            raise LLMError(f"Groq answered HTTP {e.status_code}") from None
+        return r.choices[0].message.content or ""
+
+
+def make_client(config: LLMConfig) -> ChatClient:
+    return GroqChatClient(config) if config.provider == "groq" else HTTPChatClient(config)

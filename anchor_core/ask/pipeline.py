@@ -1,0 +1,391 @@
+"""``ask``: retrieve → hop → gate → (rewrite → retrieve again, once) → write → decompose → anchor → report.
+
+Each stage is a function over typed records and emits a :class:`TraceEvent` (stage, decision,
+scores, timing) through ``on_event`` as it finishes, so the CLI can print "what it did" and the
+dashboard can show the run live. The result is an :class:`AskReport`: an answer whose every claim
+is anchored to an exact span of a stored unit (``unit.text[start:end] == quote``), or a refusal
+with its reason.
+
+Without an LLM everything runs offline: the gate's borderline cases go to the offline judge, the
+extractive writer quotes the best source sentences, and claims are split by rules. With an LLM
+(:mod:`anchor_core.ask.llm`) a small model judges borderline evidence, a large one writes, and
+the decomposition is asked of the model; any LLM failure falls back to the offline path and the
+trace says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from anchor_core.anchoring import Anchor, InputError, best_anchor, decompose
+from anchor_core.ask import gate as gate_mod
+from anchor_core.ask.llm import ChatClient, LLMAuthError, LLMConfig, LLMError, make_client
+from anchor_core.ask.report import REFUSAL_TEXT, AskReport, CheckedClaim, ClaimAnchor, GateDecision, Source, TraceEvent
+from anchor_core.ask.writers import Draft, DraftClaim, ExtractiveWriter, LLMWriter, llm_decompose, llm_judge
+from anchor_core.embeddings import Embedder
+from anchor_core.errors import QueryError
+from anchor_core.models import Hit, Unit
+from anchor_core.retrieve import RetrievalSettings, retrieve
+from anchor_core.scorers import Scorer, make_scorer
+from anchor_core.stores.base import Store
+from anchor_core.text import STOP_WORDS, words
+
+
+class AskSettings(BaseModel):
+    k: int = Field(5, ge=1, le=50)
+    hops: int = Field(1, ge=0, le=3)
+    include_recitals: bool = False
+    groups: list[str] | None = None
+    scorer: str = "learned"
+    writer: str = Field("auto", pattern="^(auto|extractive|llm)$")
+    """``auto``: the LLM writer when an LLM is configured, else the extractive writer."""
+    gate: bool = True
+    """``False`` answers from whatever was retrieved (the ablation's naive configuration)."""
+    verify: bool = True
+    """``False`` skips anchoring (the ablation's configurations without verification)."""
+    rewrite: bool = True
+
+    def retrieval(self) -> RetrievalSettings:
+        return RetrievalSettings(k=self.k, hops=self.hops, include_recitals=self.include_recitals, groups=self.groups)
+
+
+@dataclass
+class LLM:
+    """A configured LLM: the client and the models for each job."""
+
+    client: ChatClient
+    writer_model: str
+    judge_model: str
+
+    @classmethod
+    def from_config(cls, config: LLMConfig) -> LLM:
+        return cls(make_client(config), config.writer_model, config.judge_model)
+
+
+_FOREIGN = frozenset("""
+der die das und ist nicht ein eine wie was wer welche sind für mit von auf les des est une pour qui que dans sont pas
+el los las una por para con del como qué quién cuál son il lo della sono che per non het een van zijn niet
+""".split())
+
+
+def _language_problem(question: str) -> str | None:
+    ws = words(question)
+    if len(ws) < 4:
+        return None
+    english = sum(w in STOP_WORDS for w in ws)
+    foreign = sum(w in _FOREIGN for w in ws)
+    if foreign >= 2 and foreign > english:
+        return ("the question does not look like English; the corpus, the scorer and the writer work in English, "
+                "so ask it in English")
+    return None
+
+
+class _Run:
+    def __init__(self, on_event: Callable[[TraceEvent], None] | None) -> None:
+        self.events: list[TraceEvent] = []
+        self.on_event = on_event
+        self.notes: list[str] = []
+
+    def emit(self, stage: str, message: str, *, t0: float, decision: str = "", **data) -> None:
+        e = TraceEvent(stage=stage, message=message, decision=decision, data=data,
+                       ms=round((time.perf_counter() - t0) * 1000, 1))
+        self.events.append(e)
+        if self.on_event is not None:
+            self.on_event(e)
+
+
+def unit_label(unit: Unit | None, unit_id: str, part: str | None) -> str:
+    head = unit.heading if unit is not None else unit_id
+    return f"{head}({part})" if part else head
+
+
+def _sources(hits: list[Hit], units: dict[str, Unit], relevance: dict[str, float]) -> list[Source]:
+    labels = {(h.unit_id, h.part): unit_label(units.get(h.unit_id), h.unit_id, h.part) for h in hits}
+    out = []
+    for n, h in enumerate(hits, start=1):
+        followed = None
+        if h.via:
+            step = h.via[0]
+            m = re.match(r"^(.*?)(?:\((.+)\))?$", step)
+            uid, part = (m.group(1), m.group(2)) if m else (step, None)
+            followed = labels.get((uid, part)) or unit_label(units.get(uid), uid, part)
+        u = units.get(h.unit_id)
+        out.append(Source(n=n, chunk_id=h.chunk_id, unit_id=h.unit_id, part=h.part, label=labels[(h.unit_id, h.part)],
+                          heading=h.heading, doc_id=h.doc_id, document=h.document, page=h.page, start=h.start,
+                          end=h.end, text=h.text, score=round(relevance.get(h.chunk_id, 0.0), 4), direct=not h.via,
+                          path=h.path if h.via else "", followed_from=followed,
+                          unit_sha256=hashlib.sha256(u.text.encode()).hexdigest() if u else ""))
+    return out
+
+
+def _relevance(question: str, hits: list[Hit], *, store: Store, corpus: str,
+               embedder: Embedder | None) -> tuple[dict[str, float], np.ndarray | None, np.ndarray | None]:
+    if embedder is None or not hits:
+        return {}, None, None
+    try:
+        if store.corpus(corpus).embedder != embedder.model_id:
+            return {}, None, None
+    except Exception:  # noqa: BLE001 - relevance is a display signal; retrieval already checked the corpus
+        return {}, None, None
+    qvec = embedder.embed([question])[0]
+    vecs = store.chunk_vectors(corpus, [h.chunk_id for h in hits])
+    sims = vecs @ qvec
+    return {h.chunk_id: float(s) for h, s in zip(hits, sims)}, qvec, vecs
+
+
+def _retrieve(question: str, run: _Run, *, store, embedder, corpus, settings: AskSettings, label: str = ""):
+    t = time.perf_counter()
+    mode = "hybrid" if embedder is not None else "bm25"
+    rs = settings.retrieval().model_copy(update={"mode": mode})
+    result = retrieve(question, store=store, embedder=embedder, corpus=corpus, settings=rs)
+    direct = [h for h in result.hits if not h.via]
+    followed = [h for h in result.hits if h.via]
+    units = store.get_units(corpus, sorted({h.unit_id for h in result.hits} |
+                                           {re.sub(r"\(.*\)$", "", v) for h in result.hits for v in h.via}))
+    rel, qvec, vecs = _relevance(question, result.hits, store=store, corpus=corpus, embedder=embedder)
+    best = max(rel.values(), default=0.0)
+    run.emit("retrieve", f"{label}retrieved {len(direct)} chunks ({mode}), best score {best:.2f}", t0=t,
+             hits=[h.label for h in direct], timings_ms=result.timings_ms)
+    if settings.hops:
+        t = time.perf_counter()
+        if followed:
+            into = ", ".join(unit_label(units.get(h.unit_id), h.unit_id, h.part) for h in followed)
+            run.emit("hop", f"followed citations into {into}", t0=t, paths=[h.path for h in followed])
+        else:
+            run.emit("hop", "no citations to follow from the retrieved chunks", t0=t)
+    return result.hits, units, rel, qvec, vecs
+
+
+def _gate(question: str, hits, units, qvec, vecs, run: _Run, *, store, corpus, settings: AskSettings,
+          llm: LLM | None) -> GateDecision:
+    t = time.perf_counter()
+    sig = gate_mod.signals(question, hits, store=store, corpus=corpus, filters=settings.retrieval().filters,
+                           qvec=qvec, hit_vectors=vecs)
+    d = gate_mod.decide(sig, hits=hits)
+    if d.verdict == "borderline":
+        if llm is not None:
+            try:
+                ok, why = llm_judge(llm.client, llm.judge_model, question, _sources(hits, units, {}))
+                d.judge = llm.judge_model
+            except LLMError as e:
+                run.notes.append(f"LLM judge unavailable ({e}); the offline judge decided")
+                ok, why = gate_mod.offline_judge(sig)
+                d.judge = "offline"
+        else:
+            ok, why = gate_mod.offline_judge(sig)
+            d.judge = "offline"
+        d.verdict = "pass" if ok else "weak"
+        d.reason = f"borderline ({d.score:.2f}); {d.judge} judge: {why}"
+        if not ok:
+            d.code = "term_missing" if sig.missing else "not_answered"
+    run.emit("gate", _gate_message(d), t0=t, decision=d.verdict, score=round(d.score, 3), signals=d.signals)
+    return d
+
+
+def _gate_message(d: GateDecision) -> str:
+    if d.verdict == "pass" and not d.judge:
+        return f"passed on evidence alone ({d.score:.2f}): {d.reason}"
+    if d.verdict == "pass":
+        return f"passed: {d.reason}"
+    if d.verdict == "refuse":
+        return f"refused: {d.reason}"
+    return f"weak: {d.reason}"
+
+
+def rewrite_query(question: str) -> str:
+    """The offline rewrite: the question's content terms, names first (drops the phrasing that
+    dilutes BM25 and the embedding)."""
+    terms = gate_mod.content_terms(question)
+    names = [t for t in terms if t in gate_mod.names(question)]
+    return " ".join(dict.fromkeys([*names, *terms])) or question
+
+
+def _refusal(question, corpus, info_version, run: _Run, code: str, reason: str, *, sources, gate, models,
+             settings, t_all) -> AskReport:
+    t = time.perf_counter()
+    run.emit("report", f"refused: {reason}", t0=t, decision="refuse", code=code)
+    return AskReport(question=question, corpus=corpus, corpus_version=info_version, refused=True,
+                     reason=reason or REFUSAL_TEXT.get(code, ""), reason_code=code, sources=sources, gate=gate,
+                     trace=run.events, models=models, settings=settings.model_dump(), notes=run.notes,
+                     timings_ms={"total": round((time.perf_counter() - t_all) * 1000, 1)})
+
+
+def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
+        settings: AskSettings | None = None, llm: LLM | None = None, scorer: Scorer | None = None,
+        on_event: Callable[[TraceEvent], None] | None = None) -> AskReport:
+    """Answer ``question`` from ``corpus`` with every claim anchored, or refuse with a reason."""
+    s = settings or AskSettings()
+    t_all = time.perf_counter()
+    run = _Run(on_event)
+    if not isinstance(question, str) or not question.strip():
+        raise QueryError("the question is empty; type what you want to know")
+    question = " ".join(question.split())
+    info = store.corpus(corpus)  # CorpusNotFound names the corpora that exist
+    scorer = scorer or make_scorer(s.scorer)
+    models = {"embedder": embedder.model_id if embedder else "none (BM25 only)", "scorer": scorer.name,
+              "judge": llm.judge_model if llm else "offline", "writer": "", "decomposer": ""}
+
+    problem = _language_problem(question)
+    if problem:
+        return _refusal(question, corpus, info.version, run, "bad_question", problem, sources=[], gate=None,
+                        models=models, settings=s, t_all=t_all)
+
+    hits, units, rel, qvec, vecs = _retrieve(question, run, store=store, embedder=embedder, corpus=corpus, settings=s)
+    decision: GateDecision | None = None
+    if s.gate:
+        decision = _gate(question, hits, units, qvec, vecs, run, store=store, corpus=corpus, settings=s, llm=llm)
+        if decision.verdict == "weak" and s.rewrite and decision.code != "term_missing":
+            t = time.perf_counter()
+            q2 = rewrite_query(question)
+            run.emit("rewrite", f"evidence weak: retrying with '{q2}'", t0=t, decision="rewrite", query=q2)
+            hits2, units2, rel2, qvec2, vecs2 = _retrieve(q2, run, store=store, embedder=embedder, corpus=corpus,
+                                                          settings=s, label="second try: ")
+            d2 = _gate(question, hits2, units2, qvec2, vecs2, run, store=store, corpus=corpus, settings=s, llm=llm)
+            if d2.verdict == "pass" or d2.score > decision.score:
+                hits, units, rel, decision = hits2, units2, rel2, d2
+        if decision.verdict in ("weak", "refuse"):
+            sources = _sources(hits, units, rel)
+            code = decision.code or "not_answered"
+            return _refusal(question, corpus, info.version, run, code, decision.reason, sources=sources,
+                            gate=decision, models=models, settings=s, t_all=t_all)
+
+    sources = _sources(hits, units, rel)
+    if not sources:
+        return _refusal(question, corpus, info.version, run, "no_evidence", REFUSAL_TEXT["no_evidence"], sources=[],
+                        gate=decision, models=models, settings=s, t_all=t_all)
+
+    draft = _write(question, sources, run, settings=s, llm=llm, store=store, corpus=corpus)
+    models["writer"] = draft.writer
+    if draft.refused:
+        return _refusal(question, corpus, info.version, run, "writer_refused",
+                        f"the writer refused after reading the sources: {draft.reason}", sources=sources,
+                        gate=decision, models=models, settings=s, t_all=t_all)
+
+    claims, models["decomposer"] = _decompose(draft, run, llm=llm)
+    if s.verify:
+        checked = _anchor(claims, sources, units, run, scorer=scorer)
+    else:
+        checked = [CheckedClaim(text=c.text, cited=c.cited, supported=False, verdict="unsupported",
+                                reasons=["not verified (verification off)"], atoms=[c.text]) for c in claims]
+    if s.verify and checked and not any(c.supported for c in checked):
+        return _refusal(question, corpus, info.version, run, "all_unsupported",
+                        f"{REFUSAL_TEXT['all_unsupported']} ({len(checked)} checked)", sources=sources,
+                        gate=decision, models=models, settings=s, t_all=t_all)
+    t = time.perf_counter()
+    bad = sum(not c.supported for c in checked)
+    run.emit("report", f"checked {len(checked)} statements, {bad} not supported", t0=t,
+             decision="answer" if not bad else "answer_with_flags")
+    return AskReport(question=question, corpus=corpus, corpus_version=info.version, refused=False,
+                     answer=draft.answer, claims=checked, sources=sources, gate=decision, trace=run.events,
+                     models=models, settings=s.model_dump(), notes=run.notes,
+                     timings_ms={"total": round((time.perf_counter() - t_all) * 1000, 1)})
+
+
+def _write(question: str, sources: list[Source], run: _Run, *, settings: AskSettings, llm: LLM | None,
+           store: Store, corpus: str) -> Draft:
+    t = time.perf_counter()
+    terms = gate_mod.content_terms(question)
+    weights = gate_mod._idf(store, corpus, terms, settings.retrieval().filters, max(store.corpus(corpus).chunks, 1))
+    weights = {t: (w or 1.0) for t, w in weights.items()}
+    use_llm = llm is not None and settings.writer in ("auto", "llm")
+    if settings.writer == "llm" and llm is None:
+        run.notes.append("the LLM writer was asked for but no LLM is configured (set GROQ_API_KEY or "
+                         "ANCHOR_LLM_BASE_URL); the extractive writer wrote the answer")
+    if use_llm:
+        try:
+            draft = LLMWriter(llm.client, llm.writer_model).write(question, sources, terms, weights)
+            run.notes += draft.notes
+            what = "refused" if draft.refused else f"wrote {len(draft.claims)} sentences"
+            run.emit("write", f"{draft.writer} {what}", t0=t, decision="refuse" if draft.refused else "write")
+            return draft
+        except LLMAuthError as e:
+            note = f"LLM writer failed: {e}; the extractive writer answered instead"
+        except LLMError as e:
+            note = f"LLM writer failed ({e}); the extractive writer answered instead"
+        run.notes.append(note)
+        run.emit("write", note, t0=t, decision="fallback")
+        t = time.perf_counter()
+    draft = ExtractiveWriter().write(question, sources, terms, weights)
+    what = "found no sentence to quote" if draft.refused else f"quoted {len(draft.claims)} source sentences"
+    run.emit("write", f"extractive writer {what}", t0=t, decision="refuse" if draft.refused else "write")
+    return draft
+
+
+def _decompose(draft: Draft, run: _Run, *, llm: LLM | None) -> tuple[list[DraftClaim], str]:
+    t = time.perf_counter()
+    if llm is not None and draft.writer.startswith("llm"):
+        try:
+            claims = llm_decompose(llm.client, llm.judge_model, draft.answer)
+            if claims:
+                run.emit("decompose", f"{llm.judge_model} split the answer into {len(claims)} claims", t0=t)
+                return claims, f"llm:{llm.judge_model}"
+        except LLMError as e:
+            run.notes.append(f"LLM decomposition failed ({e}); split by rules")
+    out = [DraftClaim(text=a, cited=c.cited) for c in draft.claims for a in _atoms(c.text)]
+    run.emit("decompose", f"split the answer into {len(out)} claims (rules)", t0=t)
+    return out, "rules"
+
+
+def _atoms(text: str) -> list[str]:
+    try:
+        return decompose(text)
+    except InputError:
+        return [text]
+
+
+def _best(claim: str, sources: list[Source], scorer: Scorer, used: dict[int, set[int]]
+          ) -> tuple[Source, Anchor] | None:
+    best: tuple[Source, Anchor] | None = None
+    for src in sources:
+        try:
+            a = best_anchor(claim, src.text, scorer=scorer, used=used.setdefault(src.n, set()))
+        except InputError:
+            continue
+        if a is not None and (best is None or (a.supported, a.score, src.direct) > (best[1].supported, best[1].score,
+                                                                                   best[0].direct)):
+            best = (src, a)
+    return best
+
+
+def _anchor(claims: list[DraftClaim], sources: list[Source], units: dict[str, Unit], run: _Run, *,
+            scorer: Scorer) -> list[CheckedClaim]:
+    t = time.perf_counter()
+    used: dict[int, set[int]] = {}
+    out: list[CheckedClaim] = []
+    for c in claims:
+        found = _best(c.text, sources, scorer, used)
+        if found is None:
+            out.append(CheckedClaim(text=c.text, cited=c.cited, supported=False, verdict="unsupported",
+                                    reasons=["no sentence of the retrieved sources is similar"], atoms=[c.text]))
+            continue
+        src, a = found
+        if a.supported:
+            used.setdefault(src.n, set()).update(a.sentences)
+        unit = units.get(src.unit_id)
+        start, end = src.start + a.start, src.start + a.end
+        if unit is not None:
+            assert unit.text[start:end] == a.quote, "anchor offsets must point into the stored unit text"
+        anchor = ClaimAnchor(source=src.n, unit_id=src.unit_id, part=src.part, doc_id=src.doc_id, page=src.page,
+                             quote=a.quote, start=start, end=end, score=a.score, method=a.method,
+                             threshold=a.threshold, unit_sha256=src.unit_sha256)
+        flags, reasons = list(a.flags), list(a.reasons)
+        if c.cited and a.supported and src.n not in c.cited:
+            flags.append("wrong_source")
+            reasons.append(f"marker [{', '.join(map(str, c.cited))}] names the wrong source: the support is in "
+                           f"[{src.n}] {src.label}")
+        verdict = "supported" if a.supported else "unsupported"
+        if not a.supported:
+            reasons.insert(0, f"best span in [{src.n}] {src.label} scores {a.score:.2f} < {a.threshold:.2f}")
+        out.append(CheckedClaim(text=c.text, cited=c.cited, supported=a.supported, verdict=verdict, flags=flags,
+                                reasons=reasons, atoms=[c.text], anchor=anchor))
+    bad = sum(not c.supported for c in out)
+    run.emit("anchor", f"checked {len(out)} statements, {bad} unsupported", t0=t,
+             decision="ok" if not bad else "flags", scores=[c.anchor.score if c.anchor else 0.0 for c in out])
+    return out
