@@ -1,0 +1,220 @@
+"""The workspace as the dashboard sees it: the demo corpus on first start, the corpora table, the
+reference network of a corpus, document deletion, and a quote shown inside its source text.
+
+Everything here is plain library code over the :class:`~anchor_core.stores.base.Store` protocol,
+so the dashboard pages stay thin and the CLI or tests can call the same functions.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel
+
+from anchor_core.config import Settings
+from anchor_core.embeddings import Embedder
+from anchor_core.errors import AnchorError
+from anchor_core.models import CorpusInfo
+from anchor_core.stores.base import Store
+
+log = logging.getLogger(__name__)
+
+DEMO_CORPUS = "aiact"
+DEMO_QUESTION = "Is an AI system used to evaluate job applicants considered high risk?"
+_DEMO_MARKER = ".demo-offered"
+
+
+# -- first start ------------------------------------------------------------------------------
+
+
+def needs_demo(store: Store, home: Path) -> bool:
+    """True on a first start: the store is empty and the demo was never loaded or declined.
+
+    Once offered, an empty store stays empty (the reviewer may have deleted the demo on purpose)
+    and the dashboard shows its empty state instead."""
+    return not (home / _DEMO_MARKER).exists() and not store.corpora()
+
+
+def mark_demo_offered(home: Path) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / _DEMO_MARKER).touch()
+
+
+def ingest_demo(store: Store, embedder: Embedder, home: Path,
+                progress: Callable[[int, int], None] | None = None) -> CorpusInfo:
+    """Ingest the bundled EU AI Act as corpus ``aiact`` (about a minute with MiniLM on two cores)."""
+    from anchor_core.indexing import ingest, load_adapter_corpus
+
+    parsed = load_adapter_corpus(DEMO_CORPUS, None)
+    info = ingest(store, embedder, parsed, corpus=DEMO_CORPUS, adapter=DEMO_CORPUS,
+                  source=f"{DEMO_CORPUS} demo corpus", progress=progress)
+    mark_demo_offered(home)
+    return info
+
+
+def ingest_embedder(embedder: Embedder, settings: Settings) -> Embedder:
+    """The embedder wrapped in the workspace's embedding cache, so re-ingests reuse vectors."""
+    from anchor_core.embed_cache import CachedEmbedder
+
+    return CachedEmbedder(embedder, settings.home / "embedding-cache.db")
+
+
+# -- corpora ----------------------------------------------------------------------------------
+
+
+def store_backend(store: Store) -> str:
+    name = type(store).__name__
+    if name == "SQLiteStore":
+        return f"SQLite ({getattr(store, 'path', '')})"
+    if "Elastic" in name:
+        return f"Elasticsearch ({getattr(store, 'url', '') or getattr(store, 'es_url', '')})".replace(" ()", "")
+    return name
+
+
+def corpus_rows(store: Store) -> list[dict]:
+    """One row per corpus for the corpora table."""
+    backend = store_backend(store)
+    return [{"corpus": c.name, "documents": c.documents, "units": c.units, "chunks": c.chunks,
+             "references": c.references, "unresolved": c.unresolved, "adapter": c.adapter,
+             "last ingest": c.created_at.strftime("%Y-%m-%d %H:%M"), "embedder": c.embedder, "store": backend}
+            for c in store.corpora()]
+
+
+def corpus_groups(store: Store, corpus: str) -> list[str]:
+    """The access groups that documents of ``corpus`` carry."""
+    return sorted({g for d in store.documents(corpus) for g in d.groups})
+
+
+def delete_document(store: Store, corpus: str, doc_id: str) -> CorpusInfo:
+    """Remove one document (its units, chunks and vectors) from ``corpus`` in one transaction.
+
+    References of the remaining units are re-resolved: a reference into the removed document
+    becomes unresolved rather than pointing at nothing. Deleting the last document deletes the
+    corpus (returns the old record)."""
+    import uuid
+
+    from anchor_core.indexing import resolve_references
+
+    info = store.corpus(corpus)
+    docs = {d.doc_id for d in store.documents(corpus)}
+    if doc_id not in docs:
+        raise AnchorError(f"corpus {corpus!r} has no document {doc_id!r} (it may have been deleted in another tab); "
+                          f"documents: {', '.join(sorted(docs)[:10]) or 'none'}")
+    if docs == {doc_id}:
+        store.delete_corpus(corpus)
+        return info
+    gone = set(store.unit_ids(corpus, [doc_id]))
+    keep_ids = [u for u in store.unit_ids(corpus) if u not in gone]
+    units = list(store.get_units(corpus, keep_ids).values())
+    raw = [r.model_copy(update={"resolved": False}) for r in store.references(corpus) if r.src_unit not in gone]
+    refs, _ = resolve_references(units, raw)
+    n_chunks = sum(len(v) for v in store.units_chunks(corpus, keep_ids, _all_filters()).values())
+    new = info.model_copy(update={
+        "version": uuid.uuid4().hex, "documents": len(docs) - 1, "units": len(units), "chunks": n_chunks,
+        "references": sum(r.resolved for r in refs), "unresolved": sum(not r.resolved for r in refs)})
+    store.replace_documents(new, [], [], [], np.zeros((0, max(info.dim, 1)), np.float32), refs, remove=[doc_id])
+    return new
+
+
+def _all_filters():
+    from anchor_core.models import Filters
+
+    return Filters()
+
+
+# -- the reference network --------------------------------------------------------------------
+
+
+class GraphNode(BaseModel):
+    unit_id: str
+    label: str
+    kind: str
+    title: str = ""
+    x: float
+    y: float
+    cited_by: int
+    cites: int
+
+
+class CorpusGraph(BaseModel):
+    corpus: str
+    nodes: list[GraphNode]
+    edges: list[tuple[str, str, int]]
+    """(citing unit, cited unit, number of references)."""
+    hidden: int = 0
+    """Units left out (no resolved reference in or out, or recitals when excluded)."""
+
+
+def _layout(n: int, edges: list[tuple[int, int]], iterations: int = 120, seed: int = 7) -> np.ndarray:
+    """Fruchterman–Reingold force layout in numpy: deterministic, good enough for a few hundred nodes."""
+    rng = np.random.default_rng(seed)
+    pos = rng.uniform(-1, 1, (n, 2))
+    if n <= 1:
+        return pos
+    k = np.sqrt(4.0 / n)
+    src = np.array([a for a, _ in edges], dtype=int)
+    dst = np.array([b for _, b in edges], dtype=int)
+    temp = 0.2
+    for _ in range(iterations):
+        delta = pos[:, None, :] - pos[None, :, :]
+        dist = np.linalg.norm(delta, axis=-1) + 1e-9
+        disp = (delta / dist[..., None] * (k * k / dist)[..., None]).sum(axis=1)
+        if len(src):
+            d = pos[src] - pos[dst]
+            dl = np.linalg.norm(d, axis=1)[:, None] + 1e-9
+            f = d / dl * (dl * dl / k)
+            np.add.at(disp, src, -f)
+            np.add.at(disp, dst, f)
+        length = np.linalg.norm(disp, axis=1)[:, None] + 1e-9
+        pos += disp / length * np.minimum(length, temp)
+        temp *= 0.97
+    pos -= pos.mean(axis=0)
+    return pos / (np.abs(pos).max() or 1.0)
+
+
+def corpus_graph(store: Store, corpus: str, *, include_recitals: bool = False, include_isolated: bool = False
+                 ) -> CorpusGraph:
+    """Units of ``corpus`` as nodes and resolved references between units as edges, laid out."""
+    refs = [r for r in store.references(corpus) if r.resolved and r.dst_unit and r.dst_unit != r.src_unit]
+    counts: dict[tuple[str, str], int] = {}
+    for r in refs:
+        key = (r.src_unit, r.dst_unit or "")
+        counts[key] = counts.get(key, 0) + 1
+    all_ids = store.unit_ids(corpus)
+    linked = {u for pair in counts for u in pair}
+    ids = [u for u in all_ids if include_isolated or u in linked]
+    units = store.get_units(corpus, ids)
+    ids = [u for u in ids if u in units and (include_recitals or units[u].kind != "recital")]
+    index = {u: i for i, u in enumerate(ids)}
+    edges = [(s, d, c) for (s, d), c in counts.items() if s in index and d in index]
+    pos = _layout(len(ids), [(index[s], index[d]) for s, d, _ in edges])
+    cited_by = {u: 0 for u in ids}
+    cites = {u: 0 for u in ids}
+    for s, d, _ in edges:
+        cites[s] += 1
+        cited_by[d] += 1
+    nodes = [GraphNode(unit_id=u, label=units[u].heading, kind=units[u].kind, title=units[u].title,
+                       x=float(pos[i, 0]), y=float(pos[i, 1]), cited_by=cited_by[u], cites=cites[u])
+             for i, u in enumerate(ids)]
+    return CorpusGraph(corpus=corpus, nodes=nodes, edges=edges, hidden=len(all_ids) - len(ids))
+
+
+# -- a quote inside its source ----------------------------------------------------------------
+
+
+def highlight_html(text: str, start: int, end: int, *, mark_id: str = "anchor-quote",
+                   max_height: str = "22em") -> str:
+    """The whole source text, escaped, with ``text[start:end]`` marked, in a scrollable box.
+
+    Offsets outside the text (a stale report) highlight nothing rather than a wrong span."""
+    ok = 0 <= start <= end <= len(text)
+    before, quote, after = (text[:start], text[start:end], text[end:]) if ok else (text, "", "")
+    e = html.escape
+    return (f"<div class='anchor-source' style='max-height:{max_height};overflow-y:auto;white-space:pre-wrap;"
+            "border:1px solid rgba(128,128,128,.35);border-radius:6px;padding:.6em .8em;line-height:1.5;"
+            f"font-size:.92em'>{e(before)}<mark id='{mark_id}' style='background:#ffe27a;color:#111;"
+            f"padding:0 .1em;border-radius:3px'>{e(quote)}</mark>{e(after)}</div>")
