@@ -108,13 +108,23 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
     rankings: list[list[str]] = []
     bm25_rank: dict[str, int] = {}
     dense_rank: dict[str, int] = {}
-    if s.mode in ("hybrid", "bm25"):
+    # A store that can run both searches in one round trip (Elasticsearch's _msearch) does so;
+    # the fusion below stays the same.
+    both = getattr(store, "search_hybrid", None) if s.mode == "hybrid" and qvec is not None else None
+    if both is not None:
+        t = time.perf_counter()
+        bm_hits, dense_hits = both(corpus, terms, qvec, s.candidates, filters)
+        timings["bm25+dense"] = (time.perf_counter() - t) * 1000
+        rankings = [[cid for cid, _ in bm_hits], [cid for cid, _ in dense_hits]]
+        bm25_rank = {cid: i + 1 for i, cid in enumerate(rankings[0])}
+        dense_rank = {cid: i + 1 for i, cid in enumerate(rankings[1])}
+    if s.mode in ("hybrid", "bm25") and both is None:
         t = time.perf_counter()
         ids = [cid for cid, _ in store.search_bm25(corpus, terms, s.candidates, filters)]
         timings["bm25"] = (time.perf_counter() - t) * 1000
         rankings.append(ids)
         bm25_rank = {cid: i + 1 for i, cid in enumerate(ids)}
-    if qvec is not None:
+    if qvec is not None and both is None:
         t = time.perf_counter()
         ids = [cid for cid, _ in store.search_vector(corpus, qvec, s.candidates, filters)]
         timings["dense"] = (time.perf_counter() - t) * 1000
@@ -123,7 +133,15 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
 
     t = time.perf_counter()
     weights = [s.bm25_weight, 1.0] if len(rankings) == 2 else None
-    fused = rrf(rankings, k=s.rrf_k, weights=weights)[: s.k * 3 if s.diversify else s.k]
+    n_fused = s.k * 3 if s.diversify else s.k
+    # Elasticsearch with ANCHOR_ES_SERVER_RRF=true (licensed clusters only) fuses on the server;
+    # the per-signal ranks above still feed the trace. Equal weights there, as rrf_k's default.
+    server = getattr(store, "search_fused", None) if both is not None and getattr(store, "server_rrf", False) \
+        else None
+    if server is not None:
+        fused = server(corpus, terms, qvec, n_fused, filters, rank_constant=s.rrf_k, window=s.candidates)
+    else:
+        fused = rrf(rankings, k=s.rrf_k, weights=weights)[:n_fused]
     chunks = store.get_chunks(corpus, [cid for cid, _ in fused])
     direct: list[Hit] = []
     seen_parts: set[tuple[str, str | None]] = set()
