@@ -50,7 +50,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     print(f"corpus {info.name}: {info.documents} documents, {info.units} units, {info.chunks} chunks, "
           f"{info.references + info.unresolved} references ({info.references} resolved, {info.unresolved} unresolved) "
           f"in {time.perf_counter() - t0:.1f}s ({embedder.hits} embeddings reused from the cache) "
-          f"-> {settings.db_path}")
+          f"-> {settings.store_location}")
     return 0
 
 
@@ -96,7 +96,7 @@ def cmd_corpora(args: argparse.Namespace, settings: Settings) -> int:
     store = open_store(settings)
     infos = store.corpora()
     if not infos:
-        print(f"no corpora in {settings.db_path}; run `anchor ingest aiact` to load the demo corpus.")
+        print(f"no corpora in {settings.store_location}; run `anchor ingest aiact` to load the demo corpus.")
         return 0
     for c in infos:
         print(f"{c.name:<12} {c.adapter:<6} {c.units:>6} units {c.chunks:>6} chunks {c.references:>6} refs "
@@ -107,6 +107,24 @@ def cmd_corpora(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_delete(args: argparse.Namespace, settings: Settings) -> int:
     open_store(settings).delete_corpus(args.name)
     print(f"deleted corpus {args.name}")
+    return 0
+
+
+def cmd_export_corpus(args: argparse.Namespace, settings: Settings) -> int:
+    from anchor_core.transfer import export_corpus
+
+    counts = export_corpus(open_store(settings), args.name, Path(args.file))
+    print(f"exported corpus {args.name} from {settings.store_location}: " +
+          ", ".join(f"{v} {k}s" for k, v in counts.items()) + f" -> {args.file}")
+    return 0
+
+
+def cmd_import_corpus(args: argparse.Namespace, settings: Settings) -> int:
+    from anchor_core.transfer import import_corpus
+
+    info = import_corpus(open_store(settings), Path(args.file), name=args.name)
+    print(f"imported corpus {info.name} ({info.units} units, {info.chunks} chunks, {info.embedder}) "
+          f"-> {settings.store_location}")
     return 0
 
 
@@ -294,6 +312,14 @@ def build_parser() -> argparse.ArgumentParser:
     dele = sub.add_parser("delete", help="delete a stored corpus")
     dele.add_argument("name")
     dele.set_defaults(func=cmd_delete)
+    exp = sub.add_parser("export-corpus", help="write a stored corpus (with vectors) to a JSONL file")
+    exp.add_argument("name")
+    exp.add_argument("file")
+    exp.set_defaults(func=cmd_export_corpus)
+    imp = sub.add_parser("import-corpus", help="load an exported corpus into the configured store (ANCHOR_STORE)")
+    imp.add_argument("file")
+    imp.add_argument("--name", help="store under this corpus name (default: the exported name)")
+    imp.set_defaults(func=cmd_import_corpus)
     return p
 
 
