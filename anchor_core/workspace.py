@@ -218,3 +218,75 @@ def highlight_html(text: str, start: int, end: int, *, mark_id: str = "anchor-qu
             "border:1px solid rgba(128,128,128,.35);border-radius:6px;padding:.6em .8em;line-height:1.5;"
             f"font-size:.92em'>{e(before)}<mark id='{mark_id}' style='background:#ffe27a;color:#111;"
             f"padding:0 .1em;border-radius:3px'>{e(quote)}</mark>{e(after)}</div>")
+
+
+# -- verify inputs ----------------------------------------------------------------------------
+
+
+def decode_upload(name: str, data: bytes, what: str = "file") -> str:
+    """UTF-8 text of an uploaded text file, or an error that says what to give instead."""
+    if b"\x00" in data[:4096]:
+        raise AnchorError(f"the {what} {name} looks binary; give a UTF-8 text file (.txt, .md or .json)")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise AnchorError(f"the {what} {name} is not UTF-8 (byte {err.start}); save it as UTF-8 and upload again"
+                          ) from err
+
+
+def read_sources(files: list[tuple[str, bytes]]) -> dict[str, str]:
+    """Sources from uploaded files: ``.json`` holds ``{id: text}``; any other text file is one source
+    whose id is the file name without its extension."""
+    import json
+
+    out: dict[str, str] = {}
+    for name, data in files:
+        text = decode_upload(name, data, "source")
+        if name.lower().endswith(".json"):
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as err:
+                raise AnchorError(f"{name} is not valid JSON (line {err.lineno}: {err.msg}); "
+                                  'expected {"id": "text", ...}') from err
+            if not isinstance(obj, dict) or not all(isinstance(v, str) for v in obj.values()):
+                raise AnchorError(f"{name} must be a JSON object mapping source ids to their text")
+            out.update(obj)
+        else:
+            out[Path(name).stem] = text
+    return out
+
+
+def unit_sources(store: Store, corpus: str, unit_ids: list[str]) -> dict[str, str]:
+    """Units of a stored corpus as verify sources (id = unit id, text = the stored unit text)."""
+    units = store.get_units(corpus, unit_ids)
+    missing = [u for u in unit_ids if u not in units]
+    if missing:
+        raise AnchorError(f"corpus {corpus!r} has no units {', '.join(missing[:5])}; they may have been deleted")
+    return {u: units[u].text for u in unit_ids}
+
+
+# -- uploads ----------------------------------------------------------------------------------
+
+UPLOAD_TYPES = ["pdf", "docx", "html", "htm", "md", "markdown", "txt"]
+_NAME = __import__("re").compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def check_corpus_name(name: str) -> str:
+    name = name.strip()
+    if not _NAME.match(name):
+        raise AnchorError(f"corpus name {name!r} is not usable: use 1–64 letters, digits, '.', '_' or '-', "
+                          "starting with a letter or digit (e.g. contracts-2026)")
+    return name
+
+
+def upload_files(store: Store, embedder: Embedder, files: list[tuple[str, bytes]], *, corpus: str,
+                 groups: list[str] | None = None, progress: Callable[[int, int], None] | None = None) -> list:
+    """Ingest uploaded files into ``corpus`` (created if absent) through the uploads pipeline of
+    :mod:`ingest.uploads`; one result per file, with its status and any error."""
+    import ingest.uploads as uploads
+
+    fn = getattr(uploads, "ingest_uploads", None)
+    if fn is None:
+        raise AnchorError("this build has no upload pipeline (ingest.uploads.ingest_uploads); "
+                          "ingest a folder with `anchor ingest files --path DIR --corpus NAME` instead")
+    return fn(store, embedder, files, corpus=check_corpus_name(corpus), groups=groups or None, progress=progress)

@@ -1,0 +1,54 @@
+"""Anchor dashboard: ``anchor dashboard`` (or ``streamlit run app/main.py``).
+
+The entry script only sets up navigation, the reviewer's name and the first-start demo corpus;
+each page is a short top-to-bottom script in ``app/views/`` over the library.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+st.set_page_config(page_title="Anchor — grounded answers", page_icon="⚓", layout="wide")
+
+import resources as R  # noqa: E402  (the app folder is on sys.path when Streamlit runs this script)
+
+from anchor_core import workspace  # noqa: E402
+
+pages = {
+    "Work": [
+        st.Page("views/ask.py", title="Ask", icon=":material/question_answer:", default=True),
+        st.Page("views/verify.py", title="Verify", icon=":material/fact_check:"),
+        st.Page("views/reports.py", title="Reports", icon=":material/assignment_turned_in:"),
+    ],
+    "Library": [st.Page("views/corpora.py", title="Corpora", icon=":material/library_books:")],
+}
+page = st.navigation(pages)
+
+with st.sidebar:
+    st.text_input("Reviewer", key="reviewer", placeholder="your name",
+                  help="Stored with every mark you make on a claim.")
+    st.caption(f"Workspace `{R.settings().home}`")
+
+
+def first_start() -> None:
+    """On the very first start (empty store, demo never offered) ingest the AI Act demo corpus."""
+    s = R.settings()
+    store = R.safe(R.store, what="Opening the store")
+    if store is None or not R.safe(workspace.needs_demo, store, s.home, what="Checking the store", default=False):
+        return
+    box = st.container(border=True)
+    box.markdown("**First start: loading the EU AI Act demo corpus** — about a minute, only once.")
+    bar = box.progress(0.0, text="loading the embedding model…")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(min(done / max(total, 1), 1.0), text=f"embedding {done} of {total} chunks")
+
+    with R.guard("Loading the demo corpus"):
+        emb = workspace.ingest_embedder(R.embedder(), s)
+        info = workspace.ingest_demo(store, emb, s.home, progress=progress)
+        bar.progress(1.0, text=f"ready: {info.units} units, {info.chunks} chunks, {info.references} references")
+        st.toast(f"Demo corpus `{info.name}` is ready — ask it a question.", icon=":material/check_circle:")
+
+
+first_start()
+page.run()

@@ -1,0 +1,142 @@
+"""What every page shares: cached resources (store, saved reports, models) and error display.
+
+Resources are cached with ``st.cache_resource`` keyed by the workspace settings, so each server
+process opens the store once and loads a model once, and only the pages that need a model load
+it. Every library call of a page runs inside :func:`guard`, which turns an error into a visible
+message that says what to do, never a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import streamlit as st
+from pydantic import ValidationError
+
+from anchor_core.config import Settings, open_store
+from anchor_core.errors import AnchorError
+from anchor_core.reports import ReportStore
+
+log = logging.getLogger("anchor.app")
+
+STATUS_BADGE = {"supported": ":green-badge[:material/check: supported]",
+                "flagged": ":orange-badge[:material/flag: flagged]",
+                "unsupported": ":red-badge[:material/close: unsupported]"}
+VERDICT_BADGE = {"accepted": ":green-badge[accepted]", "rejected": ":red-badge[rejected]",
+                 "needs_work": ":orange-badge[needs work]"}
+
+
+def settings() -> Settings:
+    return Settings.from_env()
+
+
+@st.cache_resource(show_spinner=False)
+def _store(key: str):
+    return open_store(Settings.from_env())
+
+
+def store():
+    """The corpus store of the workspace (SQLite by default), opened once per server process."""
+    s = settings()
+    return _store(repr(s))
+
+
+@st.cache_resource(show_spinner=False)
+def _reports(path: str) -> ReportStore:
+    return ReportStore(path)
+
+
+def reports() -> ReportStore:
+    return _reports(str(settings().home / "reports.db"))
+
+
+@st.cache_resource(show_spinner="Loading the embedding model (once per server)…")
+def _embedder(kind: str):
+    from anchor_core.embeddings import make_embedder
+
+    e = make_embedder(kind)
+    load = getattr(e, "_load", None)
+    if callable(load):
+        load()  # pay the model load here, under the spinner, not inside the first question
+    return e
+
+
+def embedder():
+    return _embedder(settings().embedder)
+
+
+def warm_embedder() -> None:
+    """Load the model at the end of a page that needs it, after everything is on screen (a no-op
+    once it is cached)."""
+    embedder()
+
+
+@st.cache_resource(show_spinner=False)
+def _scorer(name: str, embedder_kind: str | None):
+    from anchor_core.scorers import make_scorer
+
+    if name == "learned" and embedder_kind:
+        return make_scorer("learned", embedder=_embedder(embedder_kind))
+    return make_scorer(name)
+
+
+def scorer(name: str, *, with_embedder: bool = True):
+    return _scorer(name, settings().embedder if with_embedder else None)
+
+
+@st.cache_resource(show_spinner=False)
+def _llm(key: str):
+    import os
+
+    from anchor_core.ask.llm import config_from_env
+    from anchor_core.ask.pipeline import LLM
+
+    config = config_from_env(dict(os.environ))
+    return LLM.from_config(config) if config else None
+
+
+def llm():
+    """The configured LLM (``GROQ_API_KEY`` or ``ANCHOR_LLM_BASE_URL``) or None: the offline path."""
+    return _llm("llm")
+
+
+def _message(err: BaseException) -> str:
+    if isinstance(err, AnchorError):
+        return str(err)
+    if isinstance(err, ValidationError):
+        return "; ".join(e["msg"].removeprefix("Value error, ") for e in err.errors())
+    if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
+        return ("The store is busy: another process (for example a running `anchor ingest`) holds its write lock. "
+                "Wait until it finishes and try again; nothing was lost.")
+    if isinstance(err, sqlite3.DatabaseError):
+        return (f"The store could not be read ({err}). If another program is writing to it, wait and try again; "
+                "if the file is damaged, move it away and ingest again.")
+    name = type(err).__name__
+    if "Connection" in name or "Transport" in name or "Timeout" in name:
+        return (f"The store could not be reached ({name}: {err}). If ANCHOR_ES_URL points at Elasticsearch, "
+                "check that it is running (`docker compose up -d elasticsearch`), or unset it to use the "
+                "embedded store.")
+    return f"Something went wrong ({name}: {err}). Nothing was saved; try again, and report it if it persists."
+
+
+@contextmanager
+def guard(what: str = "") -> Iterator[None]:
+    """Show any error of the block as a message (with what was being done), not a traceback."""
+    try:
+        yield
+    except Exception as err:  # a page must never show a traceback
+        log.warning("%s failed: %s", what or "action", err, exc_info=not isinstance(err, AnchorError))
+        st.error(f"{what + ': ' if what else ''}{_message(err)}", icon=":material/error:")
+
+
+def safe(fn, *args, what: str = "", default=None, **kw):
+    """``fn(*args, **kw)``, or ``default`` with the error shown."""
+    ok = False
+    result = default
+    with guard(what):
+        result = fn(*args, **kw)
+        ok = True
+    return result if ok else default

@@ -1,0 +1,143 @@
+"""Corpora: upload documents, see what is stored, delete with confirmation, explore the reference network."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import resources as R
+import streamlit as st
+import widgets as W
+
+from anchor_core import workspace
+from anchor_core.errors import AnchorError
+
+st.title("Corpora")
+
+store = R.safe(R.store, what="Opening the store")
+if store is None:
+    st.stop()
+corpora = R.safe(store.corpora, what="Reading the corpora", default=[])
+names = [c.name for c in corpora]
+
+# -- upload -------------------------------------------------------------------------------------
+with st.container(border=True):
+    st.subheader("Add documents")
+    files = st.file_uploader("Drop PDF, Word, HTML, Markdown or text files (several at once)",
+                             type=workspace.UPLOAD_TYPES, accept_multiple_files=True, key="up_files")
+    c1, c2, c3 = st.columns([2, 3, 3])
+    into = c1.radio("Into", ["new corpus", "existing corpus"], key="up_into", disabled=not names)
+    if into == "new corpus" or not names:
+        target = c2.text_input("New corpus name", key="up_new_name", placeholder="e.g. contracts")
+    else:
+        target = c2.selectbox("Corpus", names, key="up_existing")
+    known_groups = sorted({g for n in names for g in R.safe(workspace.corpus_groups, store, n, default=[])})
+    groups = c3.multiselect("Access groups", known_groups, accept_new_options=True, key="up_groups",
+                            help="Only queries in one of these groups see the documents. Empty: public.")
+    if st.button("Ingest", type="primary", icon=":material/upload:", disabled=not files):
+        results = None
+        with R.guard("Ingesting"):
+            corpus = workspace.check_corpus_name(target or "")
+            if into == "new corpus" and corpus in names:
+                raise AnchorError(f"a corpus named {corpus!r} already exists; choose “existing corpus” "
+                                            "to add these files to it, or another name")
+            bar = st.progress(0.0, text="reading files…")
+
+            def progress(done: int, total: int) -> None:
+                bar.progress(min(done / max(total, 1), 1.0), text=f"embedding {done} of {total} chunks")
+
+            emb = workspace.ingest_embedder(R.embedder(), R.settings())
+            results = workspace.upload_files(store, emb, [(f.name, f.getvalue()) for f in files], corpus=corpus,
+                                             groups=groups, progress=progress)
+            bar.progress(1.0, text="done")
+        if results is not None:
+            st.session_state["up_results"] = [W.file_result_row(r) for r in results]
+            st.rerun()
+    if st.session_state.get("up_results"):
+        rows = st.session_state["up_results"]
+        bad = [r for r in rows if r["status"] != "ingested"]
+        (st.warning if bad else st.success)(
+            f"{len(rows) - len(bad)} of {len(rows)} files ingested" + (": see the errors below." if bad else "."),
+            icon=":material/warning:" if bad else ":material/check:")
+        st.dataframe(rows, hide_index=True, width="stretch")
+
+# -- what is stored -----------------------------------------------------------------------------
+st.subheader("Stored corpora")
+if not corpora:
+    W.empty_store(store)
+    st.stop()
+st.dataframe(R.safe(workspace.corpus_rows, store, default=[]), hide_index=True, width="stretch")
+
+corpus = st.selectbox("Corpus", names, key="cp_corpus")
+docs = R.safe(store.documents, corpus, what=f"Reading the documents of {corpus}", default=[])
+tab_docs, tab_graph = st.tabs(["Documents", "Reference network"])
+
+with tab_docs:
+    st.dataframe([{"document": d.doc_id, "title": d.title, "groups": ", ".join(d.groups) or "public",
+                   "pages": d.meta.get("pages", ""), "source": d.source} for d in docs],
+                 hide_index=True, width="stretch")
+    c1, c2 = st.columns(2)
+    doc_id = c1.selectbox("Document", [d.doc_id for d in docs], key="cp_doc")
+    if c1.button("Delete document…", disabled=not doc_id, icon=":material/delete:"):
+        st.session_state["pending_delete"] = ("document", corpus, doc_id)
+    if c2.button(f"Delete corpus {corpus}…", icon=":material/delete_forever:"):
+        st.session_state["pending_delete"] = ("corpus", corpus, None)
+    pending = st.session_state.get("pending_delete")
+    if pending:
+        what, p_corpus, p_doc = pending
+        with st.container(border=True):
+            st.warning(f"Delete document **{p_doc}** from corpus **{p_corpus}**?" if what == "document" else
+                       f"Delete corpus **{p_corpus}** with all its documents?"
+                       " Saved reports stay; re-check will then report their quotes as gone.",
+                       icon=":material/warning:")
+            y, n = st.columns(2)
+            if y.button("Yes, delete", type="primary", key="confirm_delete"):
+                st.session_state.pop("pending_delete", None)
+                with R.guard("Deleting"):
+                    if what == "document":
+                        workspace.delete_document(store, p_corpus, p_doc)
+                    else:
+                        store.delete_corpus(p_corpus)
+                    st.session_state["cp_flash"] = f"Deleted {what} {p_doc or p_corpus}."
+                    st.rerun()
+            if n.button("Cancel", key="cancel_delete"):
+                st.session_state.pop("pending_delete", None)
+                st.rerun()
+    if flash := st.session_state.pop("cp_flash", None):
+        st.success(flash, icon=":material/check:")
+
+with tab_graph:
+    recitals = st.toggle("Show recitals", False, key="cp_recitals")
+    graph = R.safe(workspace.corpus_graph, store, corpus, include_recitals=recitals,
+                   what="Building the reference network")
+    if graph is not None and not graph.nodes:
+        st.info("No resolved references between units of this corpus: nothing to draw.", icon=":material/hub:")
+    elif graph is not None:
+        pos = {n.unit_id: (n.x, n.y) for n in graph.nodes}
+        ex, ey = [], []
+        for s, d, _ in graph.edges:
+            ex += [pos[s][0], pos[d][0], None]
+            ey += [pos[s][1], pos[d][1], None]
+        fig = go.Figure(go.Scatter(x=ex, y=ey, mode="lines", line={"width": 0.6, "color": "#b8c0cc"},
+                                   hoverinfo="skip", showlegend=False))
+        palette = {"article": "#1f5fae", "annex": "#c0392b", "recital": "#8e8e8e", "section": "#16a085",
+                   "passage": "#7a3fb0", "file": "#d68910", "page": "#566573"}
+        for kind in sorted({n.kind for n in graph.nodes}):
+            ns = [n for n in graph.nodes if n.kind == kind]
+            fig.add_trace(go.Scatter(
+                x=[n.x for n in ns], y=[n.y for n in ns], mode="markers", name=kind,
+                marker={"size": [7 + 2.2 * min(n.cited_by, 12) for n in ns], "color": palette.get(kind, "#333"),
+                        "line": {"width": 0.5, "color": "#fff"}},
+                customdata=[n.unit_id for n in ns],
+                text=[f"{n.label} — {n.title[:60]}<br>cited by {n.cited_by}, cites {n.cites}" for n in ns],
+                hovertemplate="%{text}<extra></extra>"))
+        fig.update_layout(height=520, margin={"l": 0, "r": 0, "t": 10, "b": 0}, xaxis={"visible": False},
+                          yaxis={"visible": False}, legend={"orientation": "h"}, dragmode="pan")
+        event = st.plotly_chart(fig, on_select="rerun", selection_mode="points", key=f"graph_{corpus}")
+        st.caption(f"{len(graph.nodes)} units, {len(graph.edges)} links; node size = how often a unit is cited"
+                   + (f"; {graph.hidden} units without references hidden" if graph.hidden else "")
+                   + ". Click a unit to read it.")
+        clicked = [p.get("customdata") for p in (event.selection.points if event else []) if p.get("customdata")]
+        ids = [n.unit_id for n in sorted(graph.nodes, key=lambda n: -n.cited_by)]
+        if clicked and clicked[0] in ids:
+            st.session_state["cp_unit"] = clicked[0]
+        unit_id = st.selectbox("Read unit", ids, key="cp_unit")
+        W.unit_reader(store, corpus, unit_id)

@@ -1,0 +1,181 @@
+"""Reports: every saved ask/verify run — list, filter, open, review claims, export, re-check."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import resources as R
+import streamlit as st
+import widgets as W
+
+from anchor_core import exports
+from anchor_core.reports import VERDICTS, SavedRun
+
+st.title("Reports")
+st.caption("Every ask and verify run is saved in the workspace. Review each claim, export the report, "
+           "or re-check its quotes against the current corpus.")
+
+rs = R.safe(R.reports, what="Opening the saved reports")
+if rs is None:
+    st.stop()
+
+with st.sidebar:
+    st.subheader("Filter runs")
+    kind = st.selectbox("Kind", ["all", "ask", "verify"], key="rep_kind")
+    corpus = st.selectbox("Corpus", ["all", *R.safe(rs.corpora, default=[])], key="rep_corpus")
+    review_state = st.selectbox("Review state", ["all", "not reviewed", "in review", "accepted", "needs work",
+                                                 "rejected", "nothing to review"], key="rep_state")
+    text = st.text_input("Title contains", key="rep_text")
+
+with st.expander("Import an exported report (.json, .md, .html or .pdf)"):
+    up = st.file_uploader("Exported report", type=["json", "md", "html", "pdf"], key="rep_import")
+    if up is not None and st.button("Import", key="rep_import_btn"):
+        with R.guard("Importing"):
+            run = rs.import_run(exports.read_export(up.getvalue(), name=up.name))
+            st.session_state["open_run"] = run.id
+            st.success(f"Imported run `{run.id}` with {len(run.reviews)} reviewer marks.", icon=":material/check:")
+
+summaries = R.safe(rs.list, kind=None if kind == "all" else kind, corpus=None if corpus == "all" else corpus,
+                   text=text, review_state=None if review_state == "all" else review_state,
+                   what="Listing saved runs", default=[])
+if not summaries:
+    if R.safe(rs.count, default=0):
+        st.info("No saved run matches these filters.", icon=":material/filter_alt_off:")
+    else:
+        st.info("**No saved runs yet.** Ask a question or verify an answer: every run is saved here for review "
+                "and export.", icon=":material/inbox:")
+        c1, c2 = st.columns(2)
+        c1.page_link("views/ask.py", label="Ask a question", icon=":material/question_answer:")
+        c2.page_link("views/verify.py", label="Verify an answer", icon=":material/fact_check:")
+    st.stop()
+
+st.dataframe([{"created": s.created_at[:16].replace("T", " "), "kind": s.kind, "title": s.title,
+               "corpus": s.corpus or "—", "claims": s.claims,
+               "verified": "refused" if s.refused else f"{s.verified_fraction:.0%}",
+               "review": s.review_state, "accepted": s.accepted, "rejected": s.rejected, "needs work": s.needs_work}
+              for s in summaries], hide_index=True, width="stretch")
+
+with st.expander("Charts: score distribution and verified fraction", expanded=False):
+    runs = [r for r in (R.safe(rs.get, s.id) for s in summaries[:200]) if r is not None]
+    c1, c2 = st.columns(2)
+    scores = go.Figure()
+    for status, color in (("supported", "#17692e"), ("flagged", "#c48a00"), ("unsupported", "#a11")):
+        xs = [c.score for r in runs for c in r.claims if c.status == status and c.score is not None]
+        if xs:
+            scores.add_trace(go.Histogram(x=xs, name=status, marker_color=color, xbins={"size": 0.05},
+                                          opacity=0.8))
+    thresholds = sorted({round(c.threshold, 2) for r in runs for c in r.claims if c.threshold is not None})
+    for t in thresholds[:3]:
+        scores.add_vline(x=t, line_dash="dot", annotation_text=f"threshold {t:.2f}")
+    scores.update_layout(barmode="stack", title="Support scores of claims", xaxis_title="score",
+                         yaxis_title="claims", height=340, margin={"t": 50, "b": 40})
+    c1.plotly_chart(scores, width="stretch", key="rep_scores")
+    frac = go.Figure()
+    for k_, color in (("ask", "#1f5fae"), ("verify", "#7a3fb0")):
+        pts = [r for r in runs if r.kind == k_ and not r.refused]
+        if pts:
+            frac.add_trace(go.Scatter(x=[r.created_at for r in pts], y=[r.verified_fraction for r in pts],
+                                      mode="markers", name=k_, marker={"color": color, "size": 9},
+                                      text=[r.title for r in pts], hovertemplate="%{text}<br>%{y:.0%}"))
+    frac.update_layout(title="Verified fraction per run", yaxis={"tickformat": ".0%", "range": [-0.05, 1.05]},
+                       height=340, margin={"t": 50, "b": 40})
+    c2.plotly_chart(frac, width="stretch", key="rep_fraction")
+
+ids = [s.id for s in summaries]
+titles = {s.id: f"{s.created_at[:16].replace('T', ' ')} · {s.kind} · {s.title}" for s in summaries}
+wanted = st.session_state.pop("open_run", None)
+if wanted in ids:
+    st.session_state["rep_open"] = wanted
+elif st.session_state.get("rep_open") not in ids:
+    st.session_state["rep_open"] = ids[0]
+run_id = st.selectbox("Open run", ids, format_func=titles.get, key="rep_open")
+
+run: SavedRun | None = R.safe(rs.get, run_id, what="Opening the run")
+if run is None:
+    st.stop()
+st.divider()
+store = R.safe(R.store, what="Opening the store")
+
+if run.kind == "ask":
+    W.show_ask_run(run, store, key="review")
+else:
+    rep = run.verify.report
+    st.subheader("Verification: " + run.title)
+    st.caption(f"scorer `{rep.scorer}` (threshold {rep.threshold:.2f}) · embedder `{rep.embedder or 'none'}` · "
+               f"run `{run.id}`")
+    W.metrics(run)
+    with st.container(border=True):
+        st.markdown(run.answer)
+    if run.claims:
+        c1, c2 = st.columns([5, 6], gap="large")
+        with c1:
+            pick = st.radio("Claims — select one to see its evidence", range(len(run.claims)),
+                            format_func=lambda i: W.claim_label(run.claims[i]), key=f"review_vclaim_{run.id}")
+        with c2:
+            W.claim_evidence(run, run.claims[pick], sources=run.verify.sources)
+
+claims = run.claims
+if claims:
+    st.subheader("Review")
+    latest = run.latest_reviews
+    st.dataframe([{"claim": c.index, "status": c.status, "text": c.text,
+                   "verdict": VERDICTS[latest[c.index].verdict] if c.index in latest else "not reviewed",
+                   "by": latest[c.index].reviewer if c.index in latest else "",
+                   "at": latest[c.index].at.replace("T", " ") if c.index in latest else "",
+                   "comment": latest[c.index].comment if c.index in latest else ""} for c in claims],
+                 hide_index=True, width="stretch")
+    with st.form(f"review_form_{run.id}", clear_on_submit=True):
+        c1, c2 = st.columns([2, 3])
+        claim_no = c1.selectbox("Claim", [c.index for c in claims], key=f"rev_claim_{run.id}",
+                                format_func=lambda i: f"{i}. {claims[i - 1].text[:70]}")
+        verdict = c1.radio("Verdict", list(VERDICTS), format_func=VERDICTS.get, horizontal=True,
+                           key=f"rev_verdict_{run.id}")
+        comment = c2.text_area("Comment", key=f"rev_comment_{run.id}", height=100,
+                               placeholder="Why (required for rejected and needs work)")
+        if st.form_submit_button("Save mark", type="primary", icon=":material/done:"):
+            with R.guard("Saving the mark"):
+                mark = rs.review(run.id, claim_no, verdict, reviewer=st.session_state.get("reviewer", ""),
+                                 comment=comment)
+                st.success(f"Claim {mark.claim} marked {VERDICTS[mark.verdict]} by {mark.reviewer} at "
+                           f"{mark.at.replace('T', ' ')}.", icon=":material/check:")
+                run = rs.get(run.id)
+    if run.reviews:
+        with st.expander(f"Review history ({len(run.reviews)} marks)"):
+            for r in reversed(run.reviews):
+                st.markdown(f"{R.VERDICT_BADGE[r.verdict]} claim {r.claim} · **{r.reviewer}** · "
+                            f"{r.at.replace('T', ' ')}" + (f" — {r.comment}" if r.comment else ""))
+
+st.subheader("Export and re-check")
+cols = st.columns(5)
+for col, (fmt, label) in zip(cols, [("markdown", "Markdown"), ("json", "JSON"), ("html", "HTML"), ("pdf", "PDF")]):
+    data = R.safe(exports.export, run, fmt, what=f"Preparing the {label} export")
+    if data is not None:
+        col.download_button(label, data, file_name=exports.filename(run, fmt), mime=exports.FORMATS[fmt][1],
+                            icon=":material/download:", key=f"dl_{fmt}_{run.id}")
+if run.kind == "ask":
+    if cols[4].button("Re-check against current corpus", icon=":material/published_with_changes:"):
+        with R.guard("Re-checking"):
+            from anchor_core.ask import recheck
+
+            result = recheck(run.ask, store)
+            if result.corpus_version_then != result.corpus_version_now:
+                st.info(f"Corpus `{result.corpus}` was re-ingested since this run.", icon=":material/update:")
+            icon = {"unchanged": "🟢", "same": "🟢", "moved": "🟡", "changed": "🟠", "gone": "🔴", "no_anchor": "⚪"}
+            st.dataframe([{"claim": i, "": icon.get(c.status, ""), "status": c.status, "unit": c.unit_id or "—",
+                           "detail": c.detail} for i, c in enumerate(result.checks, 1)],
+                         hide_index=True, width="stretch")
+            if result.intact:
+                st.success("All quotes are still in the corpus.", icon=":material/verified:")
+            else:
+                st.warning("Some quotes changed or are gone: re-read those claims before relying on the report.",
+                           icon=":material/warning:")
+else:
+    cols[4].caption("A verify run is checked against the source texts saved with it; re-run it on Verify with "
+                    "new versions of the sources.")
+
+with st.expander("Delete this run"):
+    st.caption("Deletes the run and its reviewer marks from the workspace. Export it first to keep a copy.")
+    if st.checkbox("I understand", key=f"del_ok_{run.id}") and st.button("Delete run", type="secondary",
+                                                                            key=f"del_{run.id}"):
+        with R.guard("Deleting the run"):
+            rs.delete(run.id)
+            st.rerun()

@@ -1,0 +1,102 @@
+"""Verify: an answer written elsewhere (with or without <cite> tags) and its sources → a per-claim report."""
+
+from __future__ import annotations
+
+import resources as R
+import streamlit as st
+import widgets as W
+
+from anchor_core import workspace
+
+st.title("Verify an answer")
+st.caption('Cite with `<cite id="src">claim</cite>` or a marker after the sentence, `Claim.<cite id="src"/>`; '
+           "sentences without a tag are checked against every source.")
+
+left, right = st.columns(2, gap="large")
+with left:
+    st.markdown("**Answer**")
+    answer_text = st.text_area("Paste the answer", key="verify_answer", height=220,
+                               placeholder='High-risk AI systems shall be designed to allow logging.<cite id="art12"/>')
+    answer_file = st.file_uploader("…or upload it (.txt, .md)", type=["txt", "md"], key="verify_answer_file")
+
+with right:
+    st.markdown("**Sources**")
+    source_files = st.file_uploader("Upload sources: .txt/.md (id = file name) or .json {id: text}",
+                                    type=["txt", "md", "json"], accept_multiple_files=True, key="verify_source_files")
+    pasted = st.data_editor([{"id": "", "text": ""}], num_rows="dynamic", key="verify_sources_table",
+                            column_config={"id": st.column_config.TextColumn("id", width="small"),
+                                           "text": st.column_config.TextColumn("text", width="large")},
+                            width="stretch")
+    store = R.safe(R.store, what="Opening the store")
+    corpora = [c.name for c in R.safe(store.corpora, default=[])] if store is not None else []
+    unit_ids: list[str] = []
+    corpus = None
+    if corpora:
+        with st.expander("…or use units of a stored corpus as sources"):
+            corpus = st.selectbox("Corpus", corpora, key="verify_corpus")
+            unit_ids = st.multiselect("Units", R.safe(store.unit_ids, corpus, default=[]), key="verify_units",
+                                      placeholder="e.g. article-6")
+
+with st.sidebar:
+    st.subheader("Verify settings")
+    scorer_name = st.selectbox("Support scorer", ["learned", "lexical"], key="verify_scorer")
+    semantic = st.toggle("Semantic similarity", True, key="verify_semantic",
+                         help="Use the embedding model for dense search and the similarity feature "
+                              "(loads the model once).")
+
+if st.button("Verify", type="primary", icon=":material/fact_check:"):
+    with R.guard("Verifying"):
+        from anchor_core.verify import verify_answer
+
+        answer = (workspace.decode_upload(answer_file.name, answer_file.getvalue(), "answer")
+                  if answer_file is not None and not answer_text.strip() else answer_text)
+        sources = workspace.read_sources([(f.name, f.getvalue()) for f in source_files or []])
+        for row in pasted or []:
+            sid, text = str(row.get("id") or "").strip(), str(row.get("text") or "")
+            if text.strip():
+                sources[sid or f"pasted-{len(sources) + 1}"] = text
+        if corpus and unit_ids:
+            sources.update(workspace.unit_sources(store, corpus, unit_ids))
+        if not answer.strip():
+            st.warning("Paste or upload the answer to verify.", icon=":material/edit:")
+        elif not sources:
+            st.warning("Give at least one source: upload files, paste a text with its id, or pick corpus units.",
+                       icon=":material/source:")
+        else:
+            with st.spinner("Verifying each claim…"):
+                emb = R.embedder() if semantic else None
+                report = verify_answer(answer, sources, scorer=R.scorer(scorer_name, with_embedder=semantic),
+                                       embedder=emb)
+            st.session_state["verify_run"] = R.reports().save(report, sources=sources).id
+
+run_id = st.session_state.get("verify_run")
+run = R.safe(R.reports().get, run_id, what="Opening the last verification") if run_id else None
+if run is not None and run.verify is not None:
+    st.divider()
+    rep = run.verify.report
+    st.subheader("Verification report")
+    st.caption(f"scorer `{rep.scorer}` (threshold {rep.threshold:.2f}) · embedder `{rep.embedder or 'none'}` · "
+               f"run `{run.id}` saved — review and export it on the Reports page")
+    if rep.note:
+        st.warning(rep.note, icon=":material/warning:")
+    W.metrics(run)
+    claims = run.claims
+    if claims:
+        c1, c2 = st.columns([5, 6], gap="large")
+        with c1:
+            pick = st.radio("Claims — select one to see its evidence", range(len(claims)),
+                            format_func=lambda i: W.claim_label(claims[i]), key=f"verify_claim_{run.id}")
+        with c2:
+            W.claim_evidence(run, claims[pick], sources=run.verify.sources)
+            atoms = rep.claims[pick].atoms
+            if len(atoms) > 1:
+                st.markdown("**Parts of the claim**")
+                for a in atoms:
+                    mark = ":green[:material/check:]" if a.supported else ":red[:material/close:]"
+                    where = f" → `{a.source_id}` [{a.anchor.start}:{a.anchor.end}]" if a.anchor else ""
+                    st.markdown(f"{mark} {a.text}{where}")
+    if st.button("Review and export this run", icon=":material/rate_review:"):
+        st.session_state["open_run"] = run.id
+        st.switch_page("views/reports.py")
+elif not run_id:
+    st.info("Paste an answer and its sources, then press **Verify**.", icon=":material/lightbulb:")

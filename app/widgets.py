@@ -1,0 +1,244 @@
+"""Rendering shared by the pages: the live ask trace, answers and refusals, a claim's evidence,
+the empty state. Pure display over library records; every computation is a library call."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+
+import resources as R
+import streamlit as st
+
+from anchor_core import workspace
+from anchor_core.reports import ClaimView, SavedRun
+
+STAGES = {"retrieve": "Retrieve", "hop": "Hop", "gate": "Gate", "rewrite": "Rewrite", "write": "Write",
+          "decompose": "Claims", "anchor": "Anchor", "report": "Report"}
+DECISION_COLOR = {"pass": "green", "answer": "green", "borderline": "orange", "rewrite": "orange",
+                  "fallback": "orange", "answer_with_flags": "orange", "weak": "orange", "refuse": "red"}
+
+
+def empty_store(store) -> None:
+    """The clear empty state: no corpus yet, with the two ways out."""
+    st.info("**No corpus yet — upload one.** Add documents on the Corpora page, or load the EU AI Act demo corpus "
+            "to try Anchor right away.", icon=":material/inbox:")
+    c1, c2 = st.columns(2)
+    c1.page_link("views/corpora.py", label="Upload documents", icon=":material/upload_file:")
+    if c2.button("Load the AI Act demo corpus", icon=":material/download:"):
+        bar = st.progress(0.0, text="loading the embedding model…")
+
+        def progress(done: int, total: int) -> None:
+            bar.progress(min(done / max(total, 1), 1.0), text=f"embedding {done} of {total} chunks")
+
+        ok = False
+        with R.guard("Loading the demo corpus"):
+            s = R.settings()
+            workspace.ingest_demo(store, workspace.ingest_embedder(R.embedder(), s), s.home, progress=progress)
+            ok = True
+        if ok:
+            st.rerun()
+
+
+def run_ask(question: str, *, store, corpus: str, settings) -> str | None:
+    """Run the ask pipeline with its trace shown live in a status box; save the report; its run id."""
+    from anchor_core.ask import ask
+
+    t0 = time.perf_counter()
+    status = st.status("Retrieving evidence…", expanded=True)
+
+    def on_event(e) -> None:
+        color = DECISION_COLOR.get(e.decision, "gray")
+        decision = f" :{color}-badge[{e.decision}]" if e.decision else ""
+        took = f" · {e.ms:.0f} ms" if e.ms else ""
+        status.markdown(f"**{STAGES.get(e.stage, e.stage)}**{decision} — {e.message}{took}")
+        status.update(label=f"{STAGES.get(e.stage, e.stage)}: {e.message}")
+
+    run_id = None
+    with R.guard("Asking"):
+        with status:
+            emb = R.embedder()
+            scorer = R.scorer(settings.scorer)
+        report = ask(question, store=store, embedder=emb, corpus=corpus, settings=settings, llm=R.llm(),
+                     scorer=scorer, on_event=on_event)
+        run_id = R.reports().save(report).id
+        took = time.perf_counter() - t0
+        label = (f"Refused after {took:.1f} s: {report.reason}" if report.refused else
+                 f"Answered in {took:.1f} s — {report.checked} claims checked, {report.unsupported} not supported")
+        status.update(label=label, state="error" if report.refused else "complete", expanded=False)
+    if run_id is None:
+        status.update(label="Stopped: see the message below", state="error", expanded=False)
+    return run_id
+
+
+def refusal_card(run: SavedRun) -> None:
+    rep = run.ask
+    assert rep is not None
+    with st.container(border=True):
+        st.markdown("### :red[:material/block:] Not answered")
+        st.markdown(f"**Why:** {rep.reason}")
+        if rep.gate:
+            g = rep.gate
+            th = ", ".join(f"{k} {v:.2f}" for k, v in g.thresholds.items())
+            st.caption(f"Gate: {g.verdict}, evidence score {g.score:.2f}{' (thresholds ' + th + ')' if th else ''}"
+                       f" · refusal code `{rep.reason_code}`")
+        if rep.sources:
+            st.markdown("**What was retrieved** (not enough to answer):")
+            for s in rep.sources:
+                via = f" · followed from {s.followed_from}" if s.followed_from else ""
+                st.markdown(f"- **[{s.n}] {s.label}** · score {s.score:.3f}{via} — {_snippet(s.text, 220)}")
+        else:
+            st.markdown("Nothing relevant was retrieved.")
+        st.caption("Rephrase with the document's own terms, widen the access groups or the number of sources, "
+                   "or pick another corpus.")
+
+
+def _snippet(text: str, n: int) -> str:
+    t = " ".join(text.split())
+    return t if len(t) <= n else t[: n - 1] + "…"
+
+
+def claim_label(c: ClaimView) -> str:
+    icon = {"supported": ":green[:material/check_circle:]", "flagged": ":orange[:material/flag:]",
+            "unsupported": ":red[:material/cancel:]"}[c.status]
+    return f"{icon} {c.index}. {_snippet(c.text, 160)}"
+
+
+def metrics(run: SavedRun) -> None:
+    claims = run.claims
+    cols = st.columns(4)
+    cols[0].metric("Verified", f"{run.verified_fraction:.0%}")
+    cols[1].metric("Supported", sum(c.status == "supported" for c in claims))
+    cols[2].metric("Flagged", sum(c.status == "flagged" for c in claims))
+    cols[3].metric("Unsupported", sum(c.status == "unsupported" for c in claims))
+
+
+def show_ask_run(run: SavedRun, store, *, key: str = "ask") -> None:
+    rep = run.ask
+    assert rep is not None
+    st.subheader(rep.question)
+    st.caption(f"corpus `{rep.corpus}` · {run.created_at[:19].replace('T', ' ')} UTC · run `{run.id}`")
+    for note in rep.notes:
+        st.info(note, icon=":material/info:")
+    if rep.refused:
+        refusal_card(run)
+    else:
+        metrics(run)
+        left, right = st.columns([5, 6], gap="large")
+        with left:
+            st.markdown("**Answer**")
+            with st.container(border=True):
+                st.markdown(rep.answer)
+            claims = run.claims
+            if claims:
+                pick = st.radio("Claims — select one to see its evidence", range(len(claims)),
+                                format_func=lambda i: claim_label(claims[i]), key=f"{key}_claim_{run.id}")
+            else:
+                pick = None
+        with right:
+            if pick is not None:
+                claim_evidence(run, run.claims[pick], store)
+    with st.expander(f"Retrieved sources ({len(rep.sources)})"):
+        for s in rep.sources:
+            how = "direct hit" if s.direct else f"reached by reference: {s.path}"
+            page = f" · page {s.page}" if s.page else ""
+            st.markdown(f"**[{s.n}] {s.label}** · score {s.score:.3f} · {how}{page}  \n{_snippet(s.text, 400)}")
+    with st.expander("What it did"):
+        for e in rep.trace:
+            decision = f" :{DECISION_COLOR.get(e.decision, 'gray')}-badge[{e.decision}]" if e.decision else ""
+            st.markdown(f"**{STAGES.get(e.stage, e.stage)}**{decision} — {e.message}"
+                        + (f" · {e.ms:.0f} ms" if e.ms else ""))
+        if rep.models:
+            st.caption("Models: " + ", ".join(f"{k} `{v}`" for k, v in rep.models.items() if v))
+    if key == "ask" and st.button("Review and export this run", icon=":material/rate_review:"):
+        st.session_state["open_run"] = run.id
+        st.switch_page("views/reports.py")
+
+
+def _unit_text(run: SavedRun, c: ClaimView, store) -> tuple[str | None, str]:
+    """The current stored text of the claim's unit and a warning when it no longer matches the run."""
+    rep = run.ask
+    assert rep is not None
+    try:
+        unit = store.get_units(rep.corpus, [c.unit_id]).get(c.unit_id)
+    except Exception as err:  # corpus deleted in another tab, store locked, ES down
+        return None, f"The source could not be read from the store ({R._message(err)}); showing the saved quote."
+    if unit is None:
+        return None, f"`{c.unit_id}` is no longer in corpus `{rep.corpus}`; showing the quote saved with the run."
+    if c.doc_sha256 and hashlib.sha256(unit.text.encode()).hexdigest() != c.doc_sha256:
+        if unit.text[c.start:c.end] != c.quote:
+            return None, (f"`{c.unit_id}` changed since this run and the quote is no longer at its offsets; "
+                          "showing the saved quote. Re-check the run on the Reports page.")
+    return unit.text, ""
+
+
+def claim_evidence(run: SavedRun, c: ClaimView, store=None, sources: dict[str, str] | None = None) -> None:
+    """A claim's verdict, its quote highlighted inside the surrounding source text, and the facts."""
+    st.markdown(f"**Claim {c.index}** {R.STATUS_BADGE[c.status]}")
+    st.markdown(f"> {c.text}")
+    for r in c.reasons:
+        st.caption(r)
+    if c.flags:
+        st.warning("Check: " + ", ".join(f.replace("_", " ") for f in c.flags), icon=":material/flag:")
+    if c.quote is None or c.start is None or c.end is None:
+        st.error("No sentence in the sources supports this claim.", icon=":material/search_off:")
+        return
+    text, warning = (sources.get(c.unit_id), "") if sources is not None else _unit_text(run, c, store)
+    if warning:
+        st.warning(warning, icon=":material/history:")
+    if text is None:
+        text, start, end = c.quote, 0, len(c.quote)
+    else:
+        start, end = c.start, c.end
+    mark_id = f"q-{run.id}-{c.index}"
+    st.html(workspace.highlight_html(text, start, end, mark_id=mark_id) + _scroll_script(mark_id),
+            unsafe_allow_javascript=True)
+    facts = {"unit" if run.kind == "ask" else "source": c.unit_id}
+    if c.part:
+        facts["part"] = c.part
+    if c.page:
+        facts["page"] = str(c.page)
+    facts["offsets"] = f"[{c.start}:{c.end}]"
+    facts["score"] = f"{c.score:.2f} ({c.method}, threshold {c.threshold:.2f})" if c.score is not None else "—"
+    if c.path:
+        facts["reference path"] = c.path
+    if c.doc_sha256:
+        facts["sha256"] = c.doc_sha256[:16] + "…"
+    st.markdown("  \n".join(f"**{k}** {v}" for k, v in facts.items()))
+
+
+def _scroll_script(mark_id: str) -> str:
+    # Scroll the source box (not the page) so the highlighted quote sits a third of the way down.
+    return (f"<script>(function(){{var m=document.getElementById('{mark_id}');if(!m)return;"
+            "var b=m.closest('.anchor-source');if(b){b.scrollTop=Math.max(0,m.offsetTop-b.offsetTop-b.clientHeight/3);}"
+            "}})();</script>")
+
+
+def file_result_row(r) -> dict:
+    """One row of the per-file upload results, whatever the uploads pipeline's result record holds."""
+    get = (r.get if isinstance(r, dict) else lambda k, d=None: getattr(r, k, d))
+    status = get("status", "") or ("ingested" if get("ok", False) else "failed")
+    notes = get("error", None) or get("message", None) or "; ".join(get("warnings", None) or [])
+    return {"file": get("name", None) or get("file", None) or get("filename", ""), "status": str(status),
+            "units": get("units", ""), "pages": get("pages", "") or "", "notes": notes or ""}
+
+
+def unit_reader(store, corpus: str, unit_id: str | None) -> None:
+    """A unit's text with its parts, and what it cites and what cites it."""
+    if not unit_id:
+        return
+    unit = R.safe(lambda: store.get_units(corpus, [unit_id]).get(unit_id), what=f"Reading {unit_id}")
+    if unit is None:
+        st.warning(f"`{unit_id}` is not in corpus `{corpus}` any more (deleted in another tab?).",
+                   icon=":material/warning:")
+        return
+    with st.container(border=True):
+        st.markdown(f"**{unit.heading}**" + (f" — {unit.title}" if unit.title else "") + f"  \n`{unit.unit_id}` · "
+                    f"{unit.kind} · document `{unit.doc_id}` · {len(unit.text)} characters")
+        st.html(workspace.highlight_html(unit.text, 0, 0, mark_id=f"u-{unit_id}", max_height="24em"))
+        cites = R.safe(store.references_from, corpus, [unit_id], default=[])
+        cited = R.safe(store.references_to, corpus, [unit_id], default=[])
+        if cites:
+            st.caption("Cites: " + ", ".join(sorted({r.target_label for r in cites})))
+        if cited:
+            st.caption("Cited by: " + ", ".join(sorted({r.src_unit + (f'({r.src_part})' if r.src_part else '')
+                                                       for r in cited})))
