@@ -280,13 +280,13 @@ def check_corpus_name(name: str) -> str:
 
 
 def upload_files(store: Store, embedder: Embedder, files: list[tuple[str, bytes]], *, corpus: str,
-                 groups: list[str] | None = None, progress: Callable[[int, int], None] | None = None) -> list:
-    """Ingest uploaded files into ``corpus`` (created if absent) through the uploads pipeline of
-    :mod:`ingest.uploads`; one result per file, with its status and any error."""
-    import ingest.uploads as uploads
+                 groups: list[str] | None = None, progress: Callable | None = None) -> list:
+    """Ingest uploaded ``(name, bytes)`` files into ``corpus`` (created if absent) with
+    :func:`ingest.uploads.ingest_uploads`: one ``FileResult`` per file, with its status and any error.
+    ``progress`` receives ``ingest.uploads.Progress`` records."""
+    from ingest.uploads import ingest_uploads
 
-    fn = getattr(uploads, "ingest_uploads", None)
-    if fn is None:
-        raise AnchorError("this build has no upload pipeline (ingest.uploads.ingest_uploads); "
-                          "ingest a folder with `anchor ingest files --path DIR --corpus NAME` instead")
-    return fn(store, embedder, files, corpus=check_corpus_name(corpus), groups=groups or None, progress=progress)
+    if not files:
+        raise AnchorError("no files to ingest; drop one or more files first")
+    return ingest_uploads(store, embedder, files, corpus=check_corpus_name(corpus), groups=groups or None,
+                          progress=progress)

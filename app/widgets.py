@@ -214,12 +214,12 @@ def _scroll_script(mark_id: str) -> str:
 
 
 def file_result_row(r) -> dict:
-    """One row of the per-file upload results, whatever the uploads pipeline's result record holds."""
-    get = (r.get if isinstance(r, dict) else lambda k, d=None: getattr(r, k, d))
-    status = get("status", "") or ("ingested" if get("ok", False) else "failed")
-    notes = get("error", None) or get("message", None) or "; ".join(get("warnings", None) or [])
-    return {"file": get("name", None) or get("file", None) or get("filename", ""), "status": str(status),
-            "units": get("units", ""), "pages": get("pages", "") or "", "notes": notes or ""}
+    """One row of the per-file upload results table."""
+    notes = r.error or "; ".join(r.warnings)
+    if r.ok and r.structure:
+        notes = (r.structure + ("; " + notes if notes else ""))
+    return {"file": r.name, "status": r.status, "document": r.doc_id, "pages": r.pages or "", "units": r.units,
+            "chunks": r.chunks, "references": r.references, "notes": notes}
 
 
 def unit_reader(store, corpus: str, unit_id: str | None) -> None:

@@ -41,8 +41,10 @@ with st.container(border=True):
                                             "to add these files to it, or another name")
             bar = st.progress(0.0, text="reading files…")
 
-            def progress(done: int, total: int) -> None:
-                bar.progress(min(done / max(total, 1), 1.0), text=f"embedding {done} of {total} chunks")
+            def progress(p) -> None:
+                frac = (p.index + (p.done / p.total if p.total else 0.0)) / max(p.files, 1)
+                detail = f" ({p.done} of {p.total} chunks)" if p.total else ""
+                bar.progress(min(frac, 1.0), text=f"file {p.index + 1} of {p.files}: {p.name} — {p.stage}{detail}")
 
             emb = workspace.ingest_embedder(R.embedder(), R.settings())
             results = workspace.upload_files(store, emb, [(f.name, f.getvalue()) for f in files], corpus=corpus,
@@ -53,9 +55,9 @@ with st.container(border=True):
             st.rerun()
     if st.session_state.get("up_results"):
         rows = st.session_state["up_results"]
-        bad = [r for r in rows if r["status"] != "ingested"]
+        bad = [r for r in rows if r["status"] == "failed"]
         (st.warning if bad else st.success)(
-            f"{len(rows) - len(bad)} of {len(rows)} files ingested" + (": see the errors below." if bad else "."),
+            f"{len(rows) - len(bad)} of {len(rows)} files stored" + (": see the errors below." if bad else "."),
             icon=":material/warning:" if bad else ":material/check:")
         st.dataframe(rows, hide_index=True, width="stretch")
 

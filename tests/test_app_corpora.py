@@ -1,0 +1,143 @@
+"""Dashboard Corpora page: upload with per-file results, corpora table, delete with confirmation, graph."""
+
+from __future__ import annotations
+
+import pytest
+from fpdf import FPDF
+
+from tests import app_support as A
+
+PAGE = "views/corpora.py"
+
+
+def policy_pdf() -> bytes:
+    """A two-page PDF with numbered clauses and a cross-reference."""
+    pdf = FPDF()
+    pdf.set_font("helvetica", size=11)
+    pages = [["Travel Policy", "1. Scope", "This policy applies to all employees who travel for work.",
+              "2. Booking", "Employees shall book flights through the travel desk. See clause 3."],
+             ["3. Expenses", "Hotel costs are reimbursed up to 150 euros per night.",
+              "4. Approval", "Trips abroad need the approval of a director before booking."]]
+    for lines in pages:
+        pdf.add_page()
+        for line in lines:
+            pdf.multi_cell(0, 7, line, new_x="LMARGIN", new_y="NEXT")
+    return bytes(pdf.output())
+
+
+def upload(at, files, corpus="policies", existing=False, groups=()):
+    at.file_uploader(key="up_files").set_value(files)
+    at.run()
+    if existing:
+        at.radio(key="up_into").set_value("existing corpus").run()
+        at.selectbox(key="up_existing").set_value(corpus)
+    else:
+        at.text_input(key="up_new_name").input(corpus)
+    if groups:
+        at.multiselect(key="up_groups").set_value(list(groups))
+    A.button(at, "Ingest").click()
+    return at.run()
+
+
+def test_upload_a_pdf_lists_the_corpus_with_per_file_results(small_corpus):
+    A.ingest_parsed(small_corpus)
+    at = A.app(PAGE)
+    A.no_traceback(at)
+    upload(at, [("travel-policy.pdf", policy_pdf(), "application/pdf")], groups=["hr"])
+    A.no_traceback(at)
+    assert not at.error, [e.value for e in at.error]
+    assert any("1 of 1 files stored" in s.value for s in at.success)
+    results = at.dataframe[0].value
+    assert list(results["status"]) == ["ingested"] and results["pages"][0] == 2
+    tables = [df.value for df in at.dataframe]
+    corpora = next(t for t in tables if "corpus" in t.columns)
+    assert set(corpora["corpus"]) == {"widgets", "policies"}
+    store = A.store()
+    assert store.corpus("policies").documents == 1
+    assert store.documents("policies")[0].groups == ["hr"]
+    # the uploaded text is askable: chunks carry page provenance
+    units = store.get_units("policies", store.unit_ids("policies"))
+    assert any("150 euros" in u.text for u in units.values())
+
+
+def test_corrupt_upload_is_a_failed_row_and_the_good_file_still_lands():
+    A.ingest_aiact()
+    at = A.app(PAGE)
+    upload(at, [("broken.pdf", b"%PDF-1.7\n garbage \x00\x01 not a pdf", "application/pdf"),
+                ("notes.md", b"# Notes\n\n## 1. Retention\n\nRecords are kept for ten years.\n", "text/markdown")],
+           corpus="mixed")
+    A.no_traceback(at)
+    results = at.dataframe[0].value
+    assert list(results["status"]) == ["failed", "ingested"]
+    assert results["notes"][0]  # the reason is shown
+    assert any("1 of 2 files stored" in w.value for w in at.warning)
+    assert A.store().corpus("mixed").documents == 1
+
+
+def test_bad_and_taken_corpus_names_are_messages():
+    A.ingest_aiact()
+    at = A.app(PAGE)
+    upload(at, [("a.md", b"# A\n\nSome text here about things.\n", "text/markdown")], corpus="bad name!")
+    A.no_traceback(at)
+    assert "not usable" in at.error[0].value
+    upload(at, [("a.md", b"# A\n\nSome text here about things.\n", "text/markdown")], corpus="aiact")
+    assert "already exists" in at.error[0].value
+
+
+def test_delete_document_needs_confirmation_and_cancel_keeps_it(small_corpus):
+    store = A.ingest_parsed(small_corpus)
+    at = A.app(PAGE)
+    upload(at, [("notes.md", b"# Notes\n\n## 1. Retention\n\nRecords are kept for ten years.\n", "text/markdown")],
+           corpus="widgets", existing=True)
+    assert store.corpus("widgets").documents == 2
+    at.selectbox(key="cp_corpus").set_value("widgets").run()
+    doc = next(d.doc_id for d in store.documents("widgets") if d.doc_id != "doc")
+    at.selectbox(key="cp_doc").set_value(doc).run()
+    A.button(at, "Delete document…").click().run()
+    assert any(doc in w.value for w in at.warning)
+    A.button(at, "Cancel").click().run()
+    assert store.corpus("widgets").documents == 2
+    at.selectbox(key="cp_doc").set_value(doc).run()
+    A.button(at, "Delete document…").click().run()
+    A.button(at, "Yes, delete").click().run()
+    A.no_traceback(at)
+    assert [d.doc_id for d in store.documents("widgets")] == ["doc"]
+    assert store.corpus("widgets").documents == 1
+    # the remaining corpus still answers and keeps its references
+    assert any(r.resolved for r in store.references("widgets"))
+
+
+def test_delete_corpus_with_confirmation_shows_the_empty_state(small_corpus):
+    store = A.ingest_parsed(small_corpus)
+    at = A.app(PAGE)
+    A.button(at, "Delete corpus widgets…").click().run()
+    A.button(at, "Yes, delete").click().run()
+    A.no_traceback(at)
+    assert store.corpora() == []
+    assert "No corpus yet — upload one" in A.texts(at)
+
+
+def test_reference_network_is_drawn_and_a_unit_can_be_read(small_corpus):
+    A.ingest_parsed(small_corpus)
+    at = A.app(PAGE)
+    A.no_traceback(at)
+    charts = at.get("plotly_chart")
+    assert charts, "no Plotly chart"
+    import json
+
+    fig = json.loads(charts[0].proto.spec)
+    ids = {c for tr in fig["data"] for c in (tr.get("customdata") or [])}
+    assert {"article-2", "annex-1"} <= ids
+    at.selectbox(key="cp_unit").set_value("annex-1").run()
+    page = A.texts(at)
+    assert "Red widgets used for recruitment of staff." in page
+    assert "Cited by: article-2" in page
+
+
+@pytest.mark.parametrize("corpus", ["aiact"])
+def test_corpora_table_shows_counts_and_backend(corpus):
+    A.ingest_aiact()
+    at = A.app(PAGE)
+    table = next(df.value for df in at.dataframe if "corpus" in df.value.columns)
+    row = table[table["corpus"] == corpus].iloc[0]
+    assert row["units"] == 306 and row["documents"] == 1 and row["store"].startswith("SQLite")
