@@ -76,7 +76,8 @@ class RetrievalSettings(BaseModel):
 
 def _hit(c: Chunk, score: float, via: list[str], heading: str = "", **ranks) -> Hit:
     return Hit(chunk_id=c.chunk_id, unit_id=c.unit_id, doc_id=c.doc_id, kind=c.kind, part=c.part,
-               heading=heading or c.lead, start=c.start, end=c.end, text=c.text, score=score, via=via, **ranks)
+               heading=heading or c.lead, start=c.start, end=c.end, text=c.text, score=score, via=via,
+               page=c.page, **ranks)
 
 
 def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
@@ -161,12 +162,19 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
 
     hits = assemble(direct, followed, k=s.k, slots=s.slots)
     hits.sort(key=lambda h: -h.score)
+    names = document_names(store, corpus) if hits else {}
     for i, h in enumerate(hits, start=1):
         h.rank = i
+        h.document = names.get(h.doc_id, h.doc_id)
     timings["total"] = (time.perf_counter() - t_all) * 1000
     return Retrieval(question=question, corpus=corpus, hits=hits,
                      timings_ms={k: round(v, 2) for k, v in timings.items()},
                      settings=s.model_dump(exclude_none=True))
+
+
+def document_names(store: Store, corpus: str) -> dict[str, str]:
+    """How hits name their document: the uploaded file name, else the document title."""
+    return {d.doc_id: d.meta.get("file") or d.title or d.doc_id for d in store.documents(corpus)}
 
 
 def assemble(direct: list[Hit], followed: list[Hit], *, k: int, slots: int) -> list[Hit]:

@@ -1,0 +1,298 @@
+"""Bytes of one uploaded file → the document text that is stored, with pages and heading hints.
+
+Every extractor returns an :class:`Extracted`. For paged sources (PDF, text with form feeds
+as written by ``pdftotext``) the text is repaired through :mod:`ingest.uploads.repair` and
+``page_starts`` holds the offset where each page begins; other formats are stored as written
+(Markdown, text) or as their visible text (HTML, Word), with no pages.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+from ingest.uploads.detect import Format, decode_text
+from ingest.uploads.errors import UploadError
+from ingest.uploads.repair import Edit, repair_pages
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Heading:
+    """A heading the markup declares (``<h2>``, ``## ...``, a Word "Heading 2" paragraph)."""
+
+    start: int
+    level: int
+    text: str
+
+
+@dataclass
+class Extracted:
+    text: str
+    page_starts: list[int] = field(default_factory=list)
+    """Offsets where pages 1, 2, ... start; empty for unpaged formats."""
+    headings: list[Heading] = field(default_factory=list)
+    title: str = ""
+    warnings: list[str] = field(default_factory=list)
+    repairs: dict[str, int] = field(default_factory=dict)
+    edits: list[Edit] = field(default_factory=list)
+    """``(start, end, original)`` provenance of every repair (see :mod:`ingest.uploads.repair`)."""
+    removed: list[str] = field(default_factory=list)
+
+    @property
+    def pages(self) -> int:
+        return len(self.page_starts)
+
+
+def extract(fmt: Format, data: bytes) -> Extracted:
+    """Extract the text of ``data`` read as ``fmt``.
+
+    Raises:
+        UploadError: the file cannot be read (corrupt, encrypted, no text layer, not UTF-8, ...).
+    """
+    ex = {"pdf": extract_pdf, "docx": extract_docx, "html": extract_html, "markdown": extract_markdown,
+          "text": extract_text}[fmt](data)
+    if not ex.text.strip():
+        raise UploadError("no text found in the file: nothing to ingest")
+    return ex
+
+
+def _paged(pages: list[str], warnings: list[str], title: str = "") -> Extracted:
+    r = repair_pages(pages)
+    return Extracted(text=r.text, page_starts=r.page_starts, title=title, warnings=warnings,
+                     repairs=dict(r.counts), edits=r.edits, removed=r.removed)
+
+
+def extract_pdf(data: bytes) -> Extracted:
+    from pypdf import PdfReader
+    from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
+
+    warnings: list[str] = []
+    try:
+        reader = PdfReader(io.BytesIO(data), strict=False)
+        if reader.is_encrypted:
+            try:
+                opened = reader.decrypt("")
+            except DependencyError:
+                opened = 0
+            if not opened:
+                raise UploadError("the PDF is encrypted (password protected); remove the password, e.g. print it "
+                                  "to a new PDF, and upload it again")
+            warnings.append("the PDF is encrypted with an empty password; it was read without one")
+        n = len(reader.pages)
+    except UploadError:
+        raise
+    except (PdfReadError, FileNotDecryptedError, ValueError, KeyError, TypeError, AttributeError,
+            IndexError, RecursionError, OSError, AssertionError) as err:
+        raise UploadError(f"the PDF is damaged and cannot be read ({type(err).__name__}: {err}); "
+                          "open and re-save it, or export it again") from None
+    if n == 0:
+        raise UploadError("the PDF has no pages (damaged or truncated file); export it again")
+    texts: list[str] = []
+    failed: list[int] = []
+    for i in range(n):
+        try:
+            texts.append(reader.pages[i].extract_text() or "")
+        except Exception as err:  # noqa: BLE001 - pypdf raises many types on one broken page
+            log.warning("page %d: text extraction failed: %s", i + 1, err)
+            texts.append("")
+            failed.append(i + 1)
+    empty = [i + 1 for i, t in enumerate(texts) if not t.strip() and i + 1 not in failed]
+    if len(failed) == n:
+        raise UploadError("the PDF is damaged: no page could be read; open and re-save it, or export it again")
+    if len(empty) + len(failed) == n:
+        raise UploadError(f"no text layer; run OCR first (all {n} page{'s' if n > 1 else ''} are images or drawings)")
+    if failed:
+        warnings.append(f"page{'s' if len(failed) > 1 else ''} {_pages(failed)} could not be read (damaged) "
+                        "and are missing")
+    if empty:
+        warnings.append(f"page{'s' if len(empty) > 1 else ''} {_pages(empty)} ha{'ve' if len(empty) > 1 else 's'} "
+                        "no text layer (scanned?); run OCR to include them")
+    if b"%%EOF" not in data[-2048:]:
+        warnings.append("the PDF has no end-of-file marker (truncated download?); its text may be incomplete")
+    title = ""
+    try:
+        meta = reader.metadata
+        title = str(meta.title).strip() if meta and meta.title else ""
+    except Exception:  # noqa: BLE001 - a broken info dictionary only costs the title
+        pass
+    if title.lower() in ("untitled", "microsoft word", "") or title.lower().endswith((".doc", ".docx", ".pdf")):
+        title = ""
+    return _paged(texts, warnings, title)
+
+
+def _pages(nums: list[int]) -> str:
+    shown = ", ".join(str(x) for x in nums[:10])
+    return shown + (f" and {len(nums) - 10} more" if len(nums) > 10 else "")
+
+
+def extract_text(data: bytes) -> Extracted:
+    text = decode_text(data)
+    if "\f" in text.strip("\f\n "):
+        # pdftotext output: form feeds separate pages, which keep their numbers.
+        return _paged(text.split("\f"), [])
+    return Extracted(text=text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+_MD_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$", re.M)
+_FENCE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1", re.M | re.S)
+
+
+def extract_markdown(data: bytes) -> Extracted:
+    text = decode_text(data).replace("\r\n", "\n").replace("\r", "\n")
+    fenced = [m.span() for m in _FENCE.finditer(text)]
+    heads = [Heading(m.start(), len(m.group(1)), m.group(2).strip()) for m in _MD_HEADING.finditer(text)
+             if not any(a <= m.start() < b for a, b in fenced)]
+    title = next((h.text for h in heads if h.level == 1), "")
+    return Extracted(text=text, headings=heads, title=title)
+
+
+_BLOCK = {"p", "div", "section", "article", "main", "aside", "blockquote", "pre", "ul", "ol", "li", "dl", "dt", "dd",
+          "table", "tr", "form", "fieldset", "address", "figure", "figcaption", "hr", "h1", "h2", "h3", "h4", "h5",
+          "h6", "header", "footer", "nav", "caption", "details", "summary"}
+_SKIP = {"script", "style", "noscript", "template", "svg", "head", "iframe", "object"}
+
+
+class _HTMLText(HTMLParser):
+    """Visible text with one line per block element; heading elements are remembered."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.size = 0
+        self.skip = 0
+        self.title = ""
+        self.in_title = False
+        self.heading: tuple[int, int] | None = None  # (level, start)
+        self.headings: list[Heading] = []
+        self.cell = False
+
+    def _newline(self) -> None:
+        if self.parts and not self.parts[-1].endswith("\n"):
+            self._emit("\n")
+
+    def _emit(self, s: str) -> None:
+        self.parts.append(s)
+        self.size += len(s)
+
+    def handle_starttag(self, tag, attrs):
+        if tag in _SKIP:
+            self.skip += 1
+            self.in_title = False
+        elif tag == "title":
+            self.in_title = True
+        elif tag == "br":
+            self._emit("\n")
+        elif tag in ("td", "th"):
+            if self.cell:
+                self._emit(" | ")
+            self.cell = True
+        elif tag in _BLOCK:
+            self._newline()
+            if tag == "tr":
+                self.cell = False
+            if len(tag) == 2 and tag[0] == "h" and tag[1].isdigit():
+                self.heading = (int(tag[1]), self.size)
+
+    def handle_endtag(self, tag):
+        if tag in _SKIP:
+            self.skip = max(0, self.skip - 1)
+        elif tag == "title":
+            self.in_title = False
+        elif tag in _BLOCK:
+            if self.heading and tag == f"h{self.heading[0]}":
+                level, start = self.heading
+                text = "".join(self.parts)[start:].strip()
+                if text:  # its position is found again in the cleaned text
+                    self.headings.append(Heading(0, level, " ".join(text.split())))
+                self.heading = None
+            self._newline()
+
+    def handle_data(self, data):
+        if self.in_title:
+            self.title += data
+            return
+        if self.skip:
+            return
+        text = re.sub(r"\s+", " ", data)
+        if not text.strip() and (not self.parts or self.parts[-1].endswith(("\n", " "))):
+            return
+        if self.parts and self.parts[-1].endswith("\n"):
+            text = text.lstrip()
+        self._emit(text)
+
+
+def extract_html(data: bytes) -> Extracted:
+    raw = decode_text(data)
+    parser = _HTMLText()
+    try:
+        parser.feed(raw)
+        parser.close()
+    except (AssertionError, ValueError) as err:  # malformed markup that the stdlib parser gives up on
+        raise UploadError(f"the HTML could not be parsed ({err}); save the page again") from None
+    text = "".join(parser.parts)
+    # Trailing spaces before a newline are markup noise; remove them without moving headings
+    # (headings are recomputed from their text, which is unique enough to find again).
+    lines = [line.rstrip() for line in text.split("\n")]
+    clean = "\n".join(lines).strip("\n") + "\n"
+    heads: list[Heading] = []
+    pos = 0
+    for h in parser.headings:
+        at = clean.find(h.text, pos)
+        if at >= 0:
+            heads.append(Heading(at, h.level, h.text))
+            pos = at + len(h.text)
+    title = " ".join(parser.title.split()) or next((h.text for h in heads if h.level == 1), "")
+    return Extracted(text=clean, headings=heads, title=title)
+
+
+def extract_docx(data: bytes) -> Extracted:
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+
+    try:
+        d = docx.Document(io.BytesIO(data))
+    except (PackageNotFoundError, KeyError, ValueError, OSError) as err:
+        raise UploadError(f"the Word file is damaged and cannot be read ({err}); open and re-save it") from None
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    lines: list[str] = []
+    heads: list[Heading] = []
+    pos = 0
+    auto_numbered = 0
+    for block in d.iter_inner_content():
+        if isinstance(block, Paragraph):
+            text = block.text.replace("\t", " ").strip()
+            style = (block.style.name if block.style is not None else "") or ""
+            if block._p.pPr is not None and block._p.pPr.numPr is not None:
+                auto_numbered += 1
+            if not text:
+                continue
+            m = re.match(r"(?:Heading|Überschrift|Titre)\s*(\d)", style)
+            if m or style == "Title":
+                heads.append(Heading(pos, int(m.group(1)) if m else 0, text))
+            lines.append(text)
+            pos += len(text) + 1
+        elif isinstance(block, Table):
+            for row in block.rows:
+                cells: list[str] = []
+                for cell in row.cells:
+                    t = " ".join(cell.text.split())
+                    if not cells or cells[-1] != t:  # merged cells repeat their text
+                        cells.append(t)
+                line = " | ".join(cells).strip(" |")
+                if line:
+                    lines.append(line)
+                    pos += len(line) + 1
+    warnings = []
+    if auto_numbered >= 3:
+        warnings.append(f"{auto_numbered} paragraphs use Word's automatic numbering, which is not part of the text; "
+                        "clause numbers may be missing (export to PDF keeps them)")
+    title = (d.core_properties.title or "").strip() or next((h.text for h in heads if h.level <= 1), "")
+    return Extracted(text="\n".join(lines) + "\n", headings=heads, title=title, warnings=warnings)
+

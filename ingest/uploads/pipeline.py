@@ -1,0 +1,370 @@
+"""Uploaded files → documents, units, chunks, references and vectors, stored atomically.
+
+:func:`ingest_uploads` is what the CLI (``anchor ingest --path``) and the dashboard's upload
+page call. Each file is read, checked and extracted on its own: a bad file fails with a
+message saying what is wrong and what to do, and the other files of the batch go on. All
+files that succeeded are written in one :meth:`Store.replace_documents` transaction, so the
+stored corpus moves from one consistent version to the next or not at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+import numpy as np
+
+from anchor_core.embeddings import Embedder
+from anchor_core.errors import AnchorError, CorpusNotFound, StoreError
+from anchor_core.indexing import resolve_references
+from anchor_core.models import Chunk, CorpusInfo, Document, Filters, Reference, Unit, utcnow
+from anchor_core.stores.base import Store
+from ingest.uploads.detect import detect_format
+from ingest.uploads.errors import UploadError
+from ingest.uploads.extract import extract
+from ingest.uploads.refs import find_references
+from ingest.uploads.structure import chunks_of, split
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_MB = 50.0
+Status = Literal["ingested", "replaced", "skipped-identical", "failed"]
+
+
+@dataclass
+class Upload:
+    """One file to ingest: its name (may include folders, ``policies/travel.pdf``), its bytes or a
+    path to read them from, and access groups for this file alone (added to the batch's groups)."""
+
+    name: str
+    data: bytes | None = None
+    path: Path | None = None
+    groups: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FileResult:
+    """What happened to one file."""
+
+    name: str
+    status: Status = "failed"
+    doc_id: str = ""
+    format: str = ""
+    version: int = 0
+    pages: int = 0
+    units: int = 0
+    chunks: int = 0
+    references: int = 0
+    """References written in this document that resolve to a unit of the corpus."""
+    unresolved: int = 0
+    structure_found: bool = False
+    structure: str = ""
+    warnings: list[str] = field(default_factory=list)
+    repairs: dict[str, int] = field(default_factory=dict)
+    error: str | None = None
+    sha256: str = ""
+    size: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
+    """Seconds spent on this file: ``read``, ``extract`` (text, repair, structure), ``embed``."""
+
+    @property
+    def ok(self) -> bool:
+        return self.status != "failed"
+
+    def summary(self) -> str:
+        if self.status == "failed":
+            return f"{self.name}: FAILED: {self.error}"
+        if self.status == "skipped-identical":
+            return f"{self.name}: skipped, identical to the stored version {self.version}"
+        pages = f"{self.pages} pages, " if self.pages else ""
+        how = "structure: " + self.structure if self.structure_found else "no structure: " + self.structure
+        return (f"{self.name}: {self.status} as {self.doc_id} (version {self.version}, {self.format}), {pages}"
+                f"{self.units} units, {self.chunks} chunks, {self.references} references "
+                f"({self.unresolved} unresolved); {how}")
+
+
+@dataclass
+class Progress:
+    """A progress report: file ``index`` (0-based) of ``files`` is at ``stage`` (``read``, ``extract``,
+    ``embed``, ``store``, ``done``); ``done``/``total`` count chunks while embedding."""
+
+    name: str
+    index: int
+    files: int
+    stage: str
+    done: int = 0
+    total: int = 0
+
+
+def _slug(name: str) -> str:
+    stem = str(PurePosixPath(name).with_suffix("")) if PurePosixPath(name).suffix else name
+    return re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-") or "document"
+
+
+def collect(files: Iterable[Upload | tuple[str, bytes] | str | Path]) -> list[Upload]:
+    """Normalise the accepted inputs; folders are walked (hidden files skipped), names relative to them."""
+    out: list[Upload] = []
+    for f in files:
+        if isinstance(f, Upload):
+            out.append(f)
+        elif isinstance(f, tuple):
+            out.append(Upload(name=str(f[0]), data=f[1]))
+        else:
+            p = Path(f).expanduser()
+            if p.is_dir():
+                for q in sorted(x for x in p.rglob("*") if x.is_file()):
+                    rel = q.relative_to(p)
+                    if not any(part.startswith(".") for part in rel.parts):
+                        out.append(Upload(name=rel.as_posix(), path=q))
+            else:
+                out.append(Upload(name=p.name, path=p))
+    return out
+
+
+def _doc_ids(uploads: list[Upload]) -> list[str]:
+    """Document ids from file names: ``Policies/Travel Policy.pdf`` → ``policies-travel-policy``. A
+    re-upload of the same name gets the same id (and replaces the document)."""
+    ids, taken = [], set()
+    for up in uploads:
+        base = uid = _slug(up.name)
+        if uid in taken:
+            base = uid = re.sub(r"[^a-z0-9]+", "-", up.name.lower()).strip("-")
+        k = 1
+        while uid in taken:
+            k += 1
+            uid = f"{base}-{k}"
+        taken.add(uid)
+        ids.append(uid)
+    return ids
+
+
+def _read(up: Upload, max_bytes: int) -> bytes:
+    limit = f"{max_bytes / 1e6:g} MB"
+    if up.data is not None:
+        data = up.data
+    else:
+        assert up.path is not None
+        try:
+            size = up.path.stat().st_size
+            if size > max_bytes:
+                raise UploadError(f"the file is {size / 1e6:.1f} MB, over the upload limit of {limit}; split it or "
+                                  "raise ANCHOR_MAX_UPLOAD_MB")
+            data = up.path.read_bytes()
+        except OSError as err:
+            raise UploadError(f"cannot read the file: {err.strerror}") from None
+    if len(data) > max_bytes:
+        raise UploadError(f"the file is {len(data) / 1e6:.1f} MB, over the upload limit of {limit}; split it or "
+                          "raise ANCHOR_MAX_UPLOAD_MB")
+    return data
+
+
+def ingest_uploads(store: Store, embedder: Embedder, files: Iterable[Upload | tuple[str, bytes] | str | Path], *,
+                   corpus: str, groups: list[str] | None = None, max_mb: float = DEFAULT_MAX_MB,
+                   progress: Callable[[Progress], None] | None = None) -> list[FileResult]:
+    """Ingest uploaded files into ``corpus`` (created if absent), one result per file.
+
+    Args:
+        store: where the corpus lives.
+        embedder: must be the corpus's embedder if the corpus exists.
+        files: ``(name, bytes)`` pairs, :class:`Upload` records, or paths of files and folders.
+        corpus: the corpus name.
+        groups: access groups given to every file of the batch (empty: public documents).
+        max_mb: files larger than this fail with a message naming the limit.
+        progress: called with a :class:`Progress` as each file moves through the stages.
+
+    Returns:
+        One :class:`FileResult` per file, in input order: ``ingested``, ``replaced`` (a stored
+        document of the same name had other bytes; its version goes up), ``skipped-identical``,
+        or ``failed`` with ``error`` saying why.
+
+    Raises:
+        StoreError: the corpus exists with another embedder (nothing is read or written).
+
+    Example:
+        >>> results = ingest_uploads(store, embedder, [("contract.pdf", pdf_bytes)], corpus="contracts")
+        >>> results[0].status, results[0].pages, results[0].structure
+        ('ingested', 3, '6 numbered clauses, 1 schedule, a preamble, 12 numbered parts, 3 list items')
+    """
+    if max_mb <= 0:
+        raise ValueError(f"max_mb must be greater than 0. Currently, the max_mb is {max_mb}")
+    t_batch = time.perf_counter()
+    uploads = collect(files)
+    try:
+        prev = store.corpus(corpus)
+    except CorpusNotFound:
+        prev = None
+    if prev is not None and prev.chunks and prev.embedder != embedder.model_id:
+        raise StoreError(f"corpus {corpus!r} was embedded with {prev.embedder} but the current embedder is "
+                         f"{embedder.model_id}; upload into another corpus or set ANCHOR_EMBEDDER to match.")
+    stored = {d.doc_id: d for d in store.documents(corpus)} if prev else {}
+    by_hash = {d.sha256: d for d in stored.values() if d.sha256}
+    batch_groups = sorted(set(groups or []))
+    max_bytes = int(max_mb * 1e6)
+    results = [FileResult(name=up.name) for up in uploads]
+    new_docs: list[Document] = []
+    new_units: list[Unit] = []
+    new_chunks: list[Chunk] = []
+    vectors: list[np.ndarray] = []
+    pending: list[FileResult] = []
+    seen_hashes: dict[str, str] = {}
+
+    def tell(i: int, stage: str, done: int = 0, total: int = 0) -> None:
+        if progress:
+            progress(Progress(uploads[i].name, i, len(uploads), stage, done, total))
+
+    for i, (up, doc_id, res) in enumerate(zip(uploads, _doc_ids(uploads), results)):
+        res.doc_id = doc_id
+        try:
+            tell(i, "read")
+            t = time.perf_counter()
+            data = _read(up, max_bytes)
+            res.size = len(data)
+            res.sha256 = sha = hashlib.sha256(data).hexdigest()
+            res.timings["read"] = time.perf_counter() - t
+            doc_groups = sorted({*batch_groups, *up.groups})
+            old = stored.get(doc_id)
+            same = old if old is not None and old.sha256 == sha else None
+            if same is None and sha in by_hash and by_hash[sha].doc_id not in {d.doc_id for d in new_docs}:
+                other = by_hash[sha]
+                if other.doc_id != doc_id and stored.get(doc_id) is None:
+                    same = other
+            if same is not None and sorted(same.groups) == doc_groups:
+                res.status, res.doc_id = "skipped-identical", same.doc_id
+                res.version = int(same.meta.get("version", 1))
+                res.format = str(same.meta.get("format", ""))
+                if same.doc_id != doc_id:
+                    res.warnings.append(f"the same bytes are stored as {same.meta.get('file', same.doc_id)}")
+                continue
+            if sha in seen_hashes:
+                res.status = "skipped-identical"
+                res.warnings.append(f"the same bytes as {seen_hashes[sha]} earlier in this upload")
+                continue
+            seen_hashes[sha] = up.name
+            tell(i, "extract")
+            t = time.perf_counter()
+            fmt, warnings = detect_format(up.name, data)
+            res.format = fmt
+            res.warnings += warnings
+            ex = extract(fmt, data)
+            res.warnings += ex.warnings
+            title = ex.title or PurePosixPath(up.name).stem
+            structure = split(ex, doc_id, title)
+            chunks = [c for u in structure.units for c in chunks_of(u, structure.found, title)]
+            res.timings["extract"] = time.perf_counter() - t
+            tell(i, "embed", 0, len(chunks))
+            t = time.perf_counter()
+            done = 0
+
+            def tick(n: int, i: int = i, total: int = len(chunks)) -> None:
+                nonlocal done
+                done += n
+                tell(i, "embed", done, total)
+
+            vecs = embedder.embed([c.embed_text for c in chunks], progress=tick)
+            res.timings["embed"] = time.perf_counter() - t
+        except UploadError as err:
+            res.status, res.error = "failed", str(err)
+            continue
+        except AnchorError:
+            raise  # a missing model or a broken store is not this file's fault
+        except Exception as err:  # noqa: BLE001 - a parser bug on one odd file must not sink the batch
+            log.exception("unexpected error reading %s", up.name)
+            res.status, res.error = "failed", f"could not read the file ({type(err).__name__}: {err})"
+            continue
+        version = int(old.meta.get("version", 1)) + 1 if old is not None else 1
+        history = [*old.meta.get("versions", []), _version_record(old)] if old is not None else []
+        res.status = "replaced" if old is not None else "ingested"
+        res.version, res.pages, res.units, res.chunks = version, ex.pages, len(structure.units), len(chunks)
+        res.structure_found, res.structure = structure.found, structure.how
+        res.repairs = {**ex.repairs}
+        if ex.removed:
+            res.warnings.append(f"removed running headers/footers: {'; '.join(repr(x) for x in ex.removed[:3])}")
+        if old is not None and sorted(old.groups) != doc_groups and old.sha256 == sha:
+            res.warnings.append("same content; access groups changed")
+        new_docs.append(Document(
+            doc_id=doc_id, title=title, source=up.name, sha256=sha, groups=doc_groups,
+            meta={"file": up.name, "format": fmt, "size": len(data), "pages": ex.pages,
+                  "page_starts": ex.page_starts, "version": version, "versions": history,
+                  "uploaded_at": utcnow().isoformat(), "structure": structure.how,
+                  "structure_found": structure.found, "repairs": ex.repairs, "removed_lines": ex.removed,
+                  "upload": True}))
+        for u in structure.units:
+            if ex.edits:
+                a, b = u.meta["doc_start"], u.meta["doc_start"] + len(u.text)
+                u.meta["repairs"] = [[s - a, e - a, orig] for s, e, orig in ex.edits if a <= s <= b]
+        new_units += structure.units
+        new_chunks += chunks
+        vectors.append(vecs)
+        pending.append(res)
+        tell(i, "done")
+
+    if not new_docs:
+        return results
+    for res in pending:
+        tell(results.index(res), "store")
+    try:
+        info, refs = _write(store, embedder, corpus, prev, stored, new_docs, new_units, new_chunks,
+                            np.vstack(vectors))
+    except Exception as err:
+        for res in pending:
+            res.status, res.error = "failed", f"nothing was stored: the store write failed ({err})"
+        raise
+    by_doc: dict[str, list[Reference]] = {}
+    unit_doc = {u.unit_id: u.doc_id for u in new_units}
+    for r in refs:
+        if r.src_unit in unit_doc:
+            by_doc.setdefault(unit_doc[r.src_unit], []).append(r)
+    for res in pending:
+        mine = by_doc.get(res.doc_id, [])
+        res.references = sum(r.resolved for r in mine)
+        res.unresolved = sum(not r.resolved for r in mine)
+    log.info("uploaded %d of %d files into %s (version %s) in %.1fs", len(pending), len(uploads), corpus,
+             info.version, time.perf_counter() - t_batch)
+    return results
+
+
+def _version_record(doc: Document) -> dict:
+    return {"version": int(doc.meta.get("version", 1)), "sha256": doc.sha256, "size": doc.meta.get("size"),
+            "file": doc.meta.get("file", doc.source), "uploaded_at": doc.meta.get("uploaded_at")}
+
+
+def _write(store: Store, embedder: Embedder, corpus: str, prev: CorpusInfo | None, stored: dict[str, Document],
+           docs: list[Document], units: list[Unit], chunks: list[Chunk], vectors: np.ndarray
+           ) -> tuple[CorpusInfo, list[Reference]]:
+    """Re-find the references of every uploaded document of the corpus (a new document can resolve
+    references written in the others), keep other adapters' references, and write."""
+    replaced = {d.doc_id for d in docs}
+    kept_docs = [d for dd, d in stored.items() if dd not in replaced]
+    kept_upload_docs = [d for d in kept_docs if d.meta.get("upload")]
+    kept_upload_units = list(store.get_units(corpus, store.unit_ids(corpus, [d.doc_id for d in kept_upload_docs]))
+                             .values()) if prev and kept_upload_docs else []
+    all_upload_units = kept_upload_units + units
+    raw = find_references(kept_upload_docs + docs, all_upload_units)
+    refs, _ = resolve_references(all_upload_units, raw)
+    if prev is not None:
+        remaining = set(store.unit_ids(corpus, [d.doc_id for d in kept_docs if not d.meta.get("upload")]))
+        upload_ids = {u.unit_id for u in all_upload_units}
+        for r in store.references(corpus):
+            if r.src_unit in remaining:  # another adapter's reference: keep it, unless its target left
+                gone = r.dst_unit is not None and r.dst_unit not in remaining and r.dst_unit not in upload_ids
+                refs.append(r.model_copy(update={"resolved": False, "dst_unit": None, "dst_part": None})
+                            if gone else r)
+    old_ids = store.unit_ids(corpus, sorted(replaced & set(stored))) if prev else []
+    old_chunks = sum(len(v) for v in store.units_chunks(corpus, old_ids, Filters()).values()) if old_ids else 0
+    n_units = len(store.unit_ids(corpus)) - len(old_ids) + len(units) if prev else len(units)
+    info = CorpusInfo(
+        name=corpus, adapter=prev.adapter if prev else "uploads", version=uuid.uuid4().hex,
+        documents=len(kept_docs) + len(docs), units=n_units,
+        chunks=(prev.chunks if prev else 0) - old_chunks + len(chunks),
+        references=sum(r.resolved for r in refs), unresolved=sum(not r.resolved for r in refs),
+        embedder=embedder.model_id, dim=embedder.dim, chunking=prev.chunking if prev else "structural",
+        source=prev.source if prev and prev.source else "uploads")
+    store.replace_documents(info, docs, units, chunks, vectors, refs)
+    return info, refs

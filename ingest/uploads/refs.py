@@ -1,0 +1,248 @@
+"""References inside and across uploaded documents.
+
+Run over every uploaded unit of a corpus at once (a new document can resolve references
+written in the others), returning raw references that
+:func:`anchor_core.indexing.resolve_references` then marks resolved or not:
+
+- ``clause 12.3``, ``Clauses 4 and 5``, ``section 4.2(b)``, ``as defined in Section 1``,
+  ``Article 5`` → the body unit (and the numbered part when the unit has it);
+- ``Schedule 2``, ``Annex II``, ``Appendix A``, ``paragraph 3 of Schedule 2`` → that unit;
+- ``paragraph (b) above``, ``sub-paragraph (ii)`` → the list item of the same unit;
+- ``clause 4 of the Data Processing Addendum`` or a bare mention of another uploaded
+  document's title → that document; ``of this Agreement`` stays in the document; ``Article 9
+  of Regulation (EU) 2016/679`` points outside the corpus and is kept unresolved;
+- defined terms: ``"Insured Person" means ...`` (or ``(the "Supplier")``) makes each later use
+  of *Insured Person* in another part a reference to the definition (once per part).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pathlib import PurePosixPath
+
+from anchor_core.models import Document, Reference, Unit
+from ingest.base import part_at
+from ingest.uploads.structure import BODY, SERIES, series_key
+
+_NUM = r"\d{1,3}(?:\.\d{1,3})*(?:\([a-z0-9]{1,4}\))*"
+_BODY_REF = re.compile(
+    rf"\b(?P<kw>(?:sub-?)?clauses?|sections?|articles?|paragraphs?)\s+(?P<nums>{_NUM}"
+    rf"(?:\s*(?:,|and|or|to|-|–)\s*{_NUM})*)", re.I)
+_SERIES_REF = re.compile(r"\b(?P<kw>schedules?|annex(?:es)?|appendix|appendices|exhibits?)\s+"
+                         r"(?P<n>\d{1,3}|[IVXLC]{1,6}\b|[A-Z]\b)", re.I)
+_OF = re.compile(r"\s+(?:of|in|to|under)\s+(?:the\s+)?(?P<where>this\s+(?:Agreement|Contract|Policy|Deed|Document"
+                 r"|Schedule|Annex|Appendix)\b|(?:Schedule|Annex|Appendix|Exhibit)\s+(?:\d{1,3}|[IVXLC]{1,6}\b|"
+                 r"[A-Z]\b)|[A-Z][\w\-]*(?:\s+(?:[A-Z(][\w\-)/]*|\d{2,4}/\d+|of|and|on|for))*)")
+_ITEM_REF = re.compile(r"\b(?:sub-?)?paragraphs?\s+\((?P<x>[a-z]{1,2}|[ivx]{1,5})\)"
+                       r"(?:\s+of\s+(?:clause|section|article)\s+(?P<num>\d{1,3}(?:\.\d{1,3})*))?"
+                       r"|\((?P<y>[a-z]{1,2}|[ivx]{1,5})\)\s+(?P<dir>above|below)\b", re.I)
+_DEFINES = re.compile(r"[\"“](?P<t>[A-Z][\w’'\-]*(?:\s+[\w’'\-]+){0,5})[\"”]\s*(?:,\s*)?"
+                      r"(?:means|shall mean|has the meaning|includes|refers to|:)")
+_INLINE_DEF = re.compile(r"\((?:the\s+|each\s+a\s+|together\s+the\s+|hereinafter\s+)?[\"“](?P<t>[A-Z][^\"”\n]{1,50})"
+                         r"[\"”]\)")
+_GENERIC = {"Agreement", "Contract", "Policy", "Deed", "Terms", "Conditions", "Document", "Addendum", "Order"}
+_TERM_STOP = {"Agreement", "This Agreement", "Party", "Parties"}
+
+
+class Catalogue:
+    """Where targets are: per document, its body units, series units, parts and defined terms."""
+
+    def __init__(self, documents: list[Document], units: list[Unit]) -> None:
+        self.docs = {d.doc_id: d for d in documents}
+        self.units = {u.unit_id: u for u in units}
+        self.body: dict[tuple[str, str], str] = {}
+        self.series: dict[tuple[str, str, str], str] = {}
+        self.first: dict[str, str] = {}
+        self.labels: dict[str, set[str]] = {}
+        for u in units:
+            ns, key = u.meta.get("ns"), str(u.meta.get("key", ""))
+            self.first.setdefault(u.doc_id, u.unit_id)
+            self.labels[u.unit_id] = {p.label for p in u.parts}
+            if ns == "body":
+                self.body[(u.doc_id, key)] = u.unit_id
+            elif ns in SERIES:
+                self.series[(u.doc_id, ns, key)] = u.unit_id
+        self.terms: dict[str, dict[str, tuple[str, str | None]]] = defaultdict(dict)
+        for u in units:
+            for rx in (_DEFINES, _INLINE_DEF):
+                for m in rx.finditer(u.text):
+                    term = " ".join(m.group("t").split())
+                    if len(term) >= 3 and term not in _TERM_STOP and term not in self.terms[u.doc_id]:
+                        self.terms[u.doc_id][term] = (u.unit_id, part_at(u, m.start()))
+        self.titles: list[tuple[re.Pattern[str], str]] = []
+        for d in documents:
+            names = {d.title.strip()}
+            stem = PurePosixPath(d.meta.get("file", "")).stem
+            names.add(re.sub(r"[_\-]+", " ", stem).strip())
+            for name in names:
+                if len(name.split()) >= 2 and 8 <= len(name) <= 80:
+                    self.titles.append((re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, name.split())) + r"(?!\w)",
+                                                   re.I), d.doc_id))
+
+    def doc_named(self, where: str) -> str | None:
+        for rx, doc_id in self.titles:
+            if rx.fullmatch(where.strip()) or rx.match(where.strip()):
+                return doc_id
+        return None
+
+    def part_of(self, unit_id: str, label: str) -> str | None:
+        """The deepest existing part for ``label`` (``12.3(b)`` → ``12.3`` if there is no (b))."""
+        labels = self.labels.get(unit_id, set())
+        while label:
+            if label in labels:
+                return label
+            cut = max(label.rfind("("), label.rfind("."))
+            label = label[:cut] if cut > 0 else ""
+        return None
+
+
+def find_references(documents: list[Document], units: list[Unit]) -> list[Reference]:
+    """Raw references of ``units`` (uploaded units of one corpus); see the module docstring."""
+    cat = Catalogue(documents, units)
+    out: list[Reference] = []
+    for u in units:
+        structural = _structural(u, cat)
+        spans = [(r.start, r.end) for r in structural]
+        out += structural
+        out += _items(u, cat)
+        out += _terms(u, cat)
+        # "clause 2 of the Data Processing Addendum" is one reference, not two.
+        out += [r for r in _documents(u, cat) if not any(a <= r.start < b for a, b in spans)]
+    return out
+
+
+def _ref(u: Unit, start: int, end: int, dst_unit: str | None, dst_part: str | None = None) -> Reference:
+    return Reference(src_unit=u.unit_id, src_part=part_at(u, start), start=start, end=end, raw=u.text[start:end],
+                     dst_unit=dst_unit, dst_part=dst_part)
+
+
+def _where(u: Unit, end: int, cat: Catalogue) -> tuple[str, str | None, int] | None:
+    """What an ``of ...`` after a reference names: ``("doc", doc_id, end)``, ``("series", unit_id, end)``,
+    ``("external", None, end)``; None when nothing follows."""
+    m = _OF.match(u.text, end)
+    if not m:
+        return None
+    where = m.group("where")
+    if where.lower().startswith("this "):
+        return "doc", u.doc_id, m.end()
+    sm = re.match(r"(Schedule|Annex|Appendix|Exhibit)\s+(\S+)", where)
+    if sm:
+        return "series", cat.series.get((u.doc_id, sm.group(1).lower(), series_key(sm.group(2)))), m.end()
+    doc = cat.doc_named(where)
+    if doc:
+        return "doc", doc, m.end()
+    if where in _GENERIC:  # "clause 5 of the Agreement": this document
+        return "doc", u.doc_id, m.end()
+    if len(where.split()) >= 2:  # another document, not (yet) uploaded: counted, not guessed
+        return "external", None, m.end()
+    if re.match(r"(?:Regulation|Directive|Act|Decision|Law|Code|Rules?|Order)\b", where) or \
+            re.search(r"\b(?:Act|Regulations?|Directive|Code|Ordinance|Rules)\b", where):
+        return "external", None, m.end()
+    return None
+
+
+def _structural(u: Unit, cat: Catalogue) -> list[Reference]:
+    refs: list[Reference] = []
+    spans: list[tuple[int, int]] = []
+    inside_items = [m.span() for m in _ITEM_REF.finditer(u.text) if m.group("num")]
+    for m in _BODY_REF.finditer(u.text):
+        if any(a <= m.start() < b for a, b in inside_items):
+            continue
+        kw = m.group("kw").lower()
+        where = _where(u, m.end(), cat)
+        nums = re.findall(_NUM, m.group("nums"))
+        end = where[2] if where else m.end()
+        spans.append((m.start(), end))
+        for num in nums:
+            top = num.split(".")[0].split("(")[0]
+            if where and where[0] == "external":
+                refs.append(_ref(u, m.start(), end, None))
+                continue
+            if where and where[0] == "series":
+                target = where[1]
+                refs.append(_ref(u, m.start(), end, target, cat.part_of(target, num) if target else None))
+                continue
+            doc = where[1] if where else u.doc_id
+            if kw.startswith("paragraph") and u.meta.get("ns") in SERIES and not where:
+                refs.append(_ref(u, m.start(), end, u.unit_id, cat.part_of(u.unit_id, num)))
+                continue
+            if not kw.startswith(("paragraph", *BODY, "sub")):
+                continue
+            target = cat.body.get((doc, top)) if doc else None
+            refs.append(_ref(u, m.start(), end, target, cat.part_of(target, num) if target else None))
+    for m in _SERIES_REF.finditer(u.text):
+        if any(a <= m.start() < b for a, b in spans):
+            continue  # "paragraph 3 of Schedule 2" was taken above
+        kw = m.group("kw").lower()
+        ns = next(s for s in SERIES if kw.startswith(s[:5]))
+        where = _where(u, m.end(), cat)
+        doc = where[1] if where and where[0] == "doc" else u.doc_id
+        end = where[2] if where and where[0] == "doc" else m.end()
+        target = cat.series.get((doc, ns, series_key(m.group("n")))) if doc else None
+        refs.append(_ref(u, m.start(), end, target))
+    return refs
+
+
+def _items(u: Unit, cat: Catalogue) -> list[Reference]:
+    refs = []
+    items = [p for p in u.parts if p.label.endswith(")")]
+    for m in _ITEM_REF.finditer(u.text):
+        x = m.group("x") or m.group("y")
+        if m.group("num"):  # "paragraph (a) of clause 2.2"
+            num = m.group("num")
+            target = cat.body.get((u.doc_id, num.split(".")[0]))
+            refs.append(_ref(u, m.start(), m.end(), target, cat.part_of(target, f"{num}({x})") if target else None))
+            continue
+        here = part_at(u, m.start()) or ""
+        parent = here.rsplit("(", 1)[0] if here.endswith(")") else here
+        same = [p for p in items if p.label.endswith(f"({x})")]
+        if not same:
+            refs.append(_ref(u, m.start(), m.end(), None))
+            continue
+        sibling = [p for p in same if p.label.rsplit("(", 1)[0] == parent]
+        if sibling:
+            best = sibling[0]
+        elif m.group("dir") == "below":
+            best = next((p for p in same if p.start > m.start()), same[-1])
+        else:
+            best = next((p for p in reversed(same) if p.start < m.start()), same[0])
+        refs.append(_ref(u, m.start(), m.end(), u.unit_id, best.label))
+    return refs
+
+
+def _terms(u: Unit, cat: Catalogue) -> list[Reference]:
+    terms = cat.terms.get(u.doc_id, {})
+    if not terms:
+        return []
+    refs = []
+    seen: set[tuple[str | None, str]] = set()
+    taken: list[tuple[int, int]] = []
+    for term in sorted(terms, key=len, reverse=True):  # "Insured Person" before "Person"
+        dst_unit, dst_part = terms[term]
+        rx = re.compile(r"(?<![\w\"“])" + re.escape(term) + r"(?:s|es)?(?![\w\"”])")
+        for m in rx.finditer(u.text):
+            if any(a <= m.start() < b for a, b in taken):
+                continue
+            src_part = part_at(u, m.start())
+            if (u.unit_id, src_part) == (dst_unit, dst_part) or (src_part, term) in seen:
+                continue
+            seen.add((src_part, term))
+            taken.append(m.span())
+            refs.append(_ref(u, m.start(), m.end(), dst_unit, dst_part))
+    return refs
+
+
+def _documents(u: Unit, cat: Catalogue) -> list[Reference]:
+    refs = []
+    seen: set[tuple[str | None, str]] = set()
+    for rx, doc_id in cat.titles:
+        if doc_id == u.doc_id:
+            continue
+        for m in rx.finditer(u.text):
+            src_part = part_at(u, m.start())
+            if (src_part, doc_id) in seen:
+                continue
+            seen.add((src_part, doc_id))
+            refs.append(_ref(u, m.start(), m.end(), cat.first.get(doc_id)))
+    return refs

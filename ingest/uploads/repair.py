@@ -1,0 +1,232 @@
+"""Extraction repair that keeps provenance.
+
+A PDF's text layer is turned into the stored document text by a list of *edits* on the
+extracted text: running headers, footers and page numbers are removed, words hyphenated
+across a line break are re-joined, ligatures expanded, soft hyphens dropped and glued
+sentences (``end.Next``) separated. Whether a line-end hyphen is kept (``high-risk``) or
+dropped (``indem-nify``) is decided by :func:`anchor_core.normalize.normalize` with the
+document's own lexicon, so uploads and claim anchoring agree on every such word.
+
+The edits are kept as ``(start, end, original)`` triples in stored-text coordinates: the
+stored ``text[start:end]`` replaced ``original`` of the extraction, so the extracted text can
+always be rebuilt (:func:`original_text`) and every stored offset traced back. Page
+boundaries are mapped through the same edits, so any stored span maps to its pages.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from anchor_core.normalize import build_lexicon, normalize
+
+Edit = tuple[int, int, str]
+"""``(start, end, replacement)`` on the input text, or ``(start, end, original)`` on the output."""
+
+_LIGATURES = {"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"}
+_HYPHEN = re.compile(r"(?<=[^\W\d_])([-\u2010\u00ad])[ \t]*\n[ \t]*(?=[^\W\d_])")
+_FIXES = re.compile(r"(?P<lig>[\ufb00-\ufb06])|(?P<soft>\u00ad)|(?P<glued>(?<=[a-z]{2}[.!?])(?=[A-Z][a-z]))")
+_PAGE_NUMBER = re.compile(
+    r"^(?:(?:page|p\.|seite|pagina)\s*)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:of|/|de|von)\s*\d{1,4})?$"
+    r"|^[-–—]\s*\d{1,4}\s*[-–—]$", re.I)
+_DIGITS = re.compile(r"\d+")
+_SPACES = re.compile(r"\s+")
+ZONE = 2
+"""Lines at the top and at the bottom of a page that may be running headers or footers."""
+
+
+@dataclass
+class Repaired:
+    """The stored text of a paged document and how it was made from the extraction."""
+
+    text: str
+    page_starts: list[int]
+    """``page_starts[i]`` is the offset in :attr:`text` where page ``i + 1`` starts."""
+    edits: list[Edit] = field(default_factory=list)
+    """``(start, end, original)``: stored ``text[start:end]`` stands for ``original`` of the extraction."""
+    counts: Counter = field(default_factory=Counter)
+    removed: list[str] = field(default_factory=list)
+    """Distinct running header/footer lines that were removed (page numbers not listed)."""
+
+
+def apply_edits(text: str, edits: list[Edit]) -> tuple[str, list[Edit]]:
+    """Apply sorted, non-overlapping ``(start, end, replacement)`` edits; return the new text and
+    the edits in new-text coordinates ``(start, end, original)``."""
+    out: list[str] = []
+    kept: list[Edit] = []
+    pos = n = 0
+    for s, e, repl in edits:
+        out.append(text[pos:s])
+        n += s - pos
+        out.append(repl)
+        kept.append((n, n + len(repl), text[s:e]))
+        n += len(repl)
+        pos = e
+    out.append(text[pos:])
+    return "".join(out), kept
+
+
+def map_offset(edits: list[Edit], offset: int) -> int:
+    """Where ``offset`` of the input text lands in the output of :func:`apply_edits` (``edits`` are
+    the input-coordinate edits). An offset inside an edited region lands at the region's start."""
+    shift = 0
+    for s, e, repl in edits:
+        if s >= offset:
+            break
+        if e > offset:
+            return offset + shift - (offset - s)
+        shift += len(repl) - (e - s)
+    return offset + shift
+
+
+def original_text(text: str, edits: list[Edit]) -> str:
+    """Rebuild the extracted text from the stored text and its ``(start, end, original)`` edits."""
+    out, pos = [], 0
+    for s, e, orig in edits:
+        out += [text[pos:s], orig]
+        pos = e
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _signature(line: str) -> str:
+    return _SPACES.sub(" ", _DIGITS.sub("#", line.strip().lower()))
+
+
+def _lines(page: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each non-blank line of the page, ``end`` past its newline if any."""
+    out, pos = [], 0
+    for line in page.splitlines(keepends=True):
+        if line.strip():
+            out.append((pos, pos + len(line)))
+        pos += len(line)
+    return out
+
+
+def furniture(pages: list[str]) -> list[list[tuple[int, int, str]]]:
+    """Per page, the lines to drop as ``(start, end, kind)`` with kind ``header``/``footer``/``page``.
+
+    A line in the top or bottom :data:`ZONE` of a page is a running header or footer when the
+    same line (digits ignored, so ``Page 3 of 9`` matches ``Page 4 of 9``) sits in that zone on
+    at least half of the pages and on two or more; a lone page number in the zone is dropped too.
+    A one-page document has no running lines to learn from, only page numbers at its very end.
+    """
+    zones = []
+    for page in pages:
+        lines = _lines(page)
+        top, bottom = lines[:ZONE], lines[-ZONE:] if len(lines) > ZONE else []
+        zones.append((lines, top, [x for x in bottom if x not in top]))
+    # Count, per zone, on how many pages each line signature occurs.
+    counts: Counter = Counter()
+    for page, (_, top, bottom) in zip(pages, zones):
+        sigs = {("top", _signature(page[a:b])) for a, b in top} | {("bottom", _signature(page[a:b])) for a, b in bottom}
+        counts.update(sigs)
+    need = max(2, (len(pages) + 1) // 2)
+    out = []
+    for page, (lines, top, bottom) in zip(pages, zones):
+        drop = []
+        for where, group in (("top", top), ("bottom", bottom)):
+            for a, b in group:
+                line = page[a:b].strip()
+                if len(pages) > 1 and counts[(where, _signature(line))] >= need and not _PAGE_NUMBER.match(line):
+                    drop.append((a, b, "header" if where == "top" else "footer"))
+                elif _PAGE_NUMBER.match(line) and (len(pages) > 1 or (a, b) == lines[-1]):
+                    drop.append((a, b, "page"))
+        out.append(sorted(drop))
+    return out
+
+
+def repair_pages(pages: list[str]) -> Repaired:
+    """Join the pages' extracted text into the stored text, removing page furniture and
+    repairing extraction artefacts; see the module docstring."""
+    joined: list[str] = []
+    starts: list[int] = []
+    pos = 0
+    for i, page in enumerate(pages):
+        page = page.replace("\r\n", "\n").replace("\r", "\n")
+        if i < len(pages) - 1 and not page.endswith("\n"):
+            page += "\n"
+        starts.append(pos)
+        joined.append(page)
+        pos += len(page)
+    extracted = "".join(joined)
+    counts: Counter = Counter()
+    removed: dict[str, None] = {}
+    stage1: list[Edit] = []
+    for start, page, drops in zip(starts, joined, furniture(joined)):
+        for a, b, kind in drops:
+            stage1.append((start + a, start + b, ""))
+            counts[kind] += 1
+            if kind != "page":
+                removed.setdefault(page[a:b].strip(), None)
+    plain, _ = apply_edits(extracted, stage1)
+    stage2 = _repairs(plain, counts)
+    # Stage-2 edits are found on the furniture-free text; carry them to extraction coordinates
+    # (a word hyphenated across a page break spans the removed footer and header) and merge.
+    merged = _merge(stage1, [(_to_extracted(stage1, s, True), _to_extracted(stage1, e, False), r)
+                             for s, e, r in stage2])
+    text, edits = apply_edits(extracted, merged)
+    page_starts = [map_offset(merged, s) for s in starts]
+    return Repaired(text=text, page_starts=page_starts, edits=edits, counts=counts, removed=list(removed))
+
+
+def _to_extracted(deletions: list[Edit], offset: int, is_start: bool) -> int:
+    """Offset in the extracted text of ``offset`` in the text with ``deletions`` applied. A start
+    offset goes after deletions at that point, an end offset after them too (so a span from
+    ``a`` to ``b`` covers the deleted lines between)."""
+    shift = 0
+    for s, e, _ in deletions:
+        if s - shift > offset or (is_start and s - shift == offset):
+            break
+        shift += e - s
+    return offset + shift
+
+
+def _merge(deletions: list[Edit], fixes: list[Edit]) -> list[Edit]:
+    out = [d for d in deletions if not any(fs <= d[0] and d[1] <= fe and fs < fe for fs, fe, _ in fixes)]
+    return sorted(out + fixes, key=lambda x: (x[0], x[1]))
+
+
+def _repairs(text: str, counts: Counter) -> list[Edit]:
+    lexicon = build_lexicon(text)
+    edits: list[Edit] = []
+    for m in _HYPHEN.finditer(text):
+        w1 = text[_word_start(text, m.start()):m.start()]
+        w2_end = _word_end(text, m.end())
+        w2 = text[m.end():w2_end]
+        if m.group(1) == "\u00ad":
+            keep = False
+        else:
+            keep = "-" in normalize(f"{w1}-\n{w2}", lexicon=lexicon).text
+        edits.append((m.start(), m.end(), "-" if keep else ""))
+        counts["hyphen kept" if keep else "dehyphenated"] += 1
+    taken = [(s, e) for s, e, _ in edits]
+    for m in _FIXES.finditer(text):
+        if any(s <= m.start() < e for s, e in taken):
+            continue
+        kind = m.lastgroup
+        if kind == "lig":
+            edits.append((m.start(), m.end(), _LIGATURES[m.group()]))
+            counts["ligatures"] += 1
+        elif kind == "soft":
+            edits.append((m.start(), m.end(), ""))
+            counts["soft hyphens"] += 1
+        else:
+            edits.append((m.start(), m.start(), " "))
+            counts["glued sentences"] += 1
+    return sorted(edits, key=lambda x: (x[0], x[1]))
+
+
+def _word_start(text: str, end: int) -> int:
+    i = end
+    while i > 0 and (text[i - 1].isalpha() or text[i - 1] in _LIGATURES):
+        i -= 1
+    return i
+
+
+def _word_end(text: str, start: int) -> int:
+    i = start
+    while i < len(text) and (text[i].isalpha() or text[i] in _LIGATURES):
+        i += 1
+    return i

@@ -1,0 +1,419 @@
+"""Document text → units with numbered parts, split on the document's own numbering.
+
+What counts as structure, line by line (a heading starts a line and follows the end of a
+sentence, a blank line or another heading, so a wrapped line that happens to begin with
+"Section 4.2 applies" is not one):
+
+- keyword headings: ``Clause 12``, ``Section 4.2``, ``Article 5`` (the body), ``Schedule 3``,
+  ``Annex II``, ``Appendix A``, ``Exhibit 1`` (each its own series); the rest of the line is
+  the title;
+- bare numbers: ``12.`` / ``12`` followed by a short capitalised title (``12. TERMINATION``)
+  start body unit 12 when the numbering goes forward; ``12.3`` / ``12.3.1`` are numbered
+  parts of unit 12 (a ``2.1`` with no ``2.`` heading before it opens unit 2); inside a
+  schedule or annex, numbers are that schedule's own paragraphs;
+- list items ``(a)``, ``(b)``, ``(i)``, ``(ii)`` become parts labelled after their parent
+  (``12.3(b)``) and stay inside the parent's chunk;
+- a short line in capitals (``DEFINITIONS``) or a markup heading (HTML ``<h2>``, Markdown
+  ``##``, Word "Heading 2") without a number starts a named unit.
+
+When none of that is found, the document is cut into sized windows with overlap (per page
+for a PDF) and :attr:`Structure.found` says so.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from anchor_core.chunking import chunk_unit
+from anchor_core.models import Chunk, Part, Unit
+from anchor_core.pages import pages_of
+from ingest.uploads.extract import Extracted
+
+BODY = ("clause", "section", "article")
+SERIES = ("schedule", "annex", "appendix", "exhibit")
+_KW = "|".join(k.capitalize() + "|" + k.upper() for k in (*BODY, *SERIES))
+_KW_HEAD = re.compile(rf"^(?:#+\s*)?(?P<kw>{_KW})\s+(?P<num>\d{{1,3}}(?:\.\d{{1,3}})*|[IVXLC]{{1,6}}|[A-Z])"
+                      r"(?![\w.]*\w)\.?(?:\s*[:.\-–—]\s*|\s+|$)(?P<title>.*)$")
+_NUM_HEAD = re.compile(r"^(?:#+\s*)?(?P<num>\d{1,3}(?:\.\d{1,3}){0,3})(?P<dot>\.?)[ \t]+(?P<title>\S.*)$")
+_ITEM = re.compile(r"^\(?(?P<i>[a-z]{1,2}|[ivx]{1,5}|[A-Z])\)[ \t]+\S")
+_SENTENCE_END = re.compile(r"[.;:!?)\]\"”’]$")
+_ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
+WINDOW, OVERLAP = 800, 100
+SHORT_LINE = 50
+
+
+def roman(s: str) -> int | None:
+    s = s.lower()
+    if not s or any(c not in _ROMAN for c in s):
+        return None
+    total = 0
+    for a, b in zip(s, s[1:] + " "):
+        v = _ROMAN[a]
+        total += -v if b in _ROMAN and _ROMAN[b] > v else v
+    return total
+
+
+def series_key(num: str) -> str:
+    """``II`` → ``2``, ``3`` → ``3``, ``A`` → ``a``: how a schedule or annex number is stored."""
+    if num.isdigit():
+        return str(int(num))
+    r = roman(num) if len(num) > 1 or num in "IVX" else None
+    return str(r) if r else num.lower()
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "section"
+
+
+@dataclass
+class _Head:
+    start: int
+    ns: str  # "body", a SERIES name, "named", "preamble"
+    key: str
+    heading: str
+    title: str
+    kind: str
+
+
+@dataclass
+class _PartHead:
+    start: int
+    depth: int
+    label: str
+    title: str = ""
+    item: bool = False
+
+
+@dataclass
+class Structure:
+    found: bool
+    how: str
+    """What was found, for the per-file summary: ``numbered clauses (14 units, 37 parts)``."""
+    units: list[Unit] = field(default_factory=list)
+
+
+def _lines(text: str):
+    pos = 0
+    for line in text.split("\n"):
+        yield pos, line
+        pos += len(line) + 1
+
+
+def _heading_like(title: str) -> bool:
+    t = title.strip()
+    return bool(t) and len(t) <= 80 and (t[0].isupper() or t[0] in "\"“‘(") and not t.endswith((",", ";"))
+
+
+def _caps_heading(s: str) -> bool:
+    letters = [c for c in s if c.isalpha()]
+    return (4 <= len(letters) and len(s) <= 60 and len(s.split()) <= 6 and all(c.isupper() for c in letters)
+            and not s.endswith((",", ";", ":")))
+
+
+class _Splitter:
+    """One pass over the lines of a document, collecting unit and part headings."""
+
+    def __init__(self, ex: Extracted) -> None:
+        self.ex = ex
+        self.heads: list[_Head] = []
+        self.parts: list[tuple[int, _PartHead]] = []  # (index of the unit in heads, part)
+        self.used: set[tuple[str, str]] = set()
+        self.last_top = 0
+        self.series_mode = False
+        self.numbered: tuple[str, int] | None = None  # innermost numbered part: (label, depth)
+        self.items: list[tuple[str, str, int]] = []  # open list items: (style, letter, depth)
+        self.hints = {h.start: h for h in ex.headings}
+        levels = sorted({h.level for h in ex.headings})
+        # A lone top-level markup heading (the page's <h1>) is the document's title, not a unit.
+        self.top_level = next((lv for lv in levels if sum(h.level == lv for h in ex.headings) > 1), None)
+        if self.top_level is None and levels:
+            self.top_level = levels[-1] if len(levels) > 1 or len(ex.headings) > 1 else None
+
+    # -- recording ------------------------------------------------------------------------
+
+    def unit(self, h: _Head) -> None:
+        self.heads.append(h)
+        self.used.add((h.ns, h.key))
+        self.numbered = None
+        self.items.clear()
+
+    def part(self, p: _PartHead) -> None:
+        self.parts.append((len(self.heads) - 1, p))
+
+    def numbered_part(self, num: str, title: str, at: int) -> bool:
+        """``12.3`` in the body: a part of unit 12 (opening unit 12 if the numbering reaches it)."""
+        top = num.split(".")[0]
+        cur = self.heads[-1] if self.heads else None
+        if cur is None or cur.ns != "body" or cur.key != top:
+            k = int(top)
+            if ("body", top) in self.used or not (self.last_top < k <= self.last_top + 3 or
+                                                  (self.last_top == 0 and k <= 3)):
+                return False
+            self.unit(_Head(at, "body", top, top, "", "section"))
+            self.last_top = k
+        depth = num.count(".") + 1
+        self.numbered = (num, depth)
+        self.items.clear()
+        self.part(_PartHead(at, depth, num, title if _heading_like(title) and len(title) <= 60 else ""))
+        return True
+
+    def list_item(self, letter: str, at: int) -> None:
+        if letter.isupper():
+            style = "upper"
+        elif roman(letter) and (letter != "i" or not any(st == "alpha" and x == "h" for st, x, _ in self.items)) \
+                and (letter == "i" or any(st == "roman" for st, _, _ in self.items)):
+            style = "roman"
+        elif len(letter) == 1:
+            style = "alpha"
+        else:
+            return
+        while self.items and self.items[-1][0] != style:
+            if any(st == style for st, _, _ in self.items):
+                self.items.pop()
+            else:
+                break
+        if self.items and self.items[-1][0] == style:
+            self.items.pop()
+        base = self.numbered[0] if self.numbered else self.heads[-1].key
+        depth = (self.numbered[1] if self.numbered else 1) + len(self.items) + 1
+        label = base + "".join(f"({x})" for _, x, _ in self.items) + f"({letter})"
+        self.items.append((style, letter, depth))
+        self.part(_PartHead(at, depth, label, item=True))
+
+    # -- scanning -------------------------------------------------------------------------
+
+    def run(self) -> None:
+        prev_ok, first = True, True
+        for start, line in _lines(self.ex.text):
+            s = line.strip()
+            if not s:
+                prev_ok = True
+                continue
+            at = start + len(line) - len(line.lstrip())
+            hint = self.hints.get(at) or self.hints.get(start)
+            is_head = self.line(s, at, hint, prev_ok or hint is not None, first)
+            if not is_head and self.heads and (prev_ok or self.items):
+                it = _ITEM.match(s)
+                if it:
+                    self.list_item(it.group("i"), at)
+            first = False
+            # A heading follows a finished sentence or a short line (a title); a long line that
+            # does not end a sentence is wrapped text, and its next line cannot start a heading.
+            prev_ok = is_head or bool(_SENTENCE_END.search(s)) or len(s) <= SHORT_LINE
+
+    def line(self, s: str, at: int, hint, may_head: bool, first: bool) -> bool:
+        if not may_head:
+            return False
+        m = _KW_HEAD.match(s)
+        if m and len(m.group("title")) <= 120:
+            return self.keyword(m.group("kw").lower(), m.group("num"), m.group("title").strip(), at)
+        n = _NUM_HEAD.match(s)
+        if n:
+            return self.number(n.group("num"), n.group("title").strip(), at)
+        if hint is not None and self.top_level is not None:
+            name = s.lstrip("#").strip()
+            if hint.level > self.top_level and self.heads:
+                self.numbered = None
+                self.items.clear()
+                self.part(_PartHead(at, hint.level - self.top_level + 1, name, name))
+                return True
+            if hint.level == self.top_level:
+                self.named(name, at)
+                return True
+            return False
+        if not first and _caps_heading(s):
+            self.named(s, at)
+            return True
+        return False
+
+    def keyword(self, kw: str, num: str, title: str, at: int) -> bool:
+        if kw in SERIES:
+            key = series_key(num)
+            if (kw, key) in self.used:
+                return False
+            self.unit(_Head(at, kw, key, f"{kw.capitalize()} {num}", title, "annex"))
+            self.series_mode = True
+            return True
+        if self.series_mode and self.heads:  # "Section 2" inside a schedule is its own paragraph
+            self.numbered = (num, num.count(".") + 1)
+            self.items.clear()
+            self.part(_PartHead(at, num.count(".") + 1, num, title))
+            return True
+        top, _, rest = num.partition(".")
+        if not top.isdigit():
+            return False
+        if rest:
+            return self.numbered_part(num, title, at)
+        if ("body", top) in self.used:
+            return False
+        self.unit(_Head(at, "body", top, f"{kw.capitalize()} {top}", title, "section"))
+        self.last_top = int(top)
+        return True
+
+    def number(self, num: str, title: str, at: int) -> bool:
+        comps = num.split(".")
+        if self.series_mode and self.heads:
+            if not (_heading_like(title) or title[:1] in "\"“("):
+                return False
+            self.numbered = (num, len(comps))
+            self.items.clear()
+            self.part(_PartHead(at, len(comps), num, title if len(title) <= 60 else ""))
+            return True
+        if len(comps) > 1:
+            return self.numbered_part(num, title, at)
+        k = int(num)
+        forward = (self.last_top == 0 and k <= 3) or self.last_top < k <= self.last_top + 3
+        if not (forward and _heading_like(title)) or ("body", str(k)) in self.used:
+            return False
+        self.unit(_Head(at, "body", str(k), str(k), title, "section"))
+        self.last_top = k
+        return True
+
+    def named(self, name: str, at: int) -> None:
+        base = key = slug(name)
+        k = 1
+        while ("named", key) in self.used:
+            k += 1
+            key = f"{base}-{k}"
+        self.unit(_Head(at, "named", key, name[:80], "", "section"))
+
+
+def _page_marks(page_starts: list[int], a: int, b: int) -> list[list[int]]:
+    """``[[offset in unit, page], ...]`` for the unit ``[a, b)`` of the document text."""
+    if not page_starts:
+        return []
+    first = max(i for i, s in enumerate(page_starts) if s <= a or i == 0) + 1
+    marks = [[0, first]]
+    marks += [[s - a, i + 1] for i, s in enumerate(page_starts) if a < s < b]
+    return marks
+
+
+def split(ex: Extracted, doc_id: str, title: str) -> Structure:
+    """Units of one document; see the module docstring."""
+    sp = _Splitter(ex)
+    sp.run()
+    text = ex.text
+    heads = sp.heads
+    n_parts = sum(1 for _, p in sp.parts if not p.item)
+    found = len(heads) >= 2 or (len(heads) == 1 and n_parts >= 2)
+    if not found:
+        return _windows(ex, doc_id, title)
+    units: list[Unit] = []
+    bounds = [h.start for h in heads] + [len(text)]
+    lead = text[:bounds[0]].strip()
+    # A lead of one short line is the document's title (already in every chunk's lead-in), not a unit.
+    if lead and ("\n" in lead or len(lead) > 100):
+        heads = [_Head(0, "preamble", "preamble", "Preamble", "", "section"), *heads]
+        bounds = [0, *bounds]
+        shift = 1
+    else:
+        shift = 0
+    taken: set[str] = set()
+    for i, h in enumerate(heads):
+        a, b = bounds[i], bounds[i + 1]
+        body = text[a:b].rstrip()
+        uid = _unit_id(doc_id, h, taken)
+        my_parts = [p for ui, p in sp.parts if ui + shift == i]
+        unit_parts = _nest(my_parts, a, body)
+        meta = {"doc_start": a, "ns": h.ns, "key": h.key}
+        marks = _page_marks(ex.page_starts, a, a + len(body))
+        if marks:
+            meta["pages"] = marks
+        units.append(Unit(unit_id=uid, doc_id=doc_id, kind=h.kind, heading=h.heading, title=h.title[:120],
+                          text=body, parts=unit_parts, meta=meta))
+    kinds = {h.ns for h in heads}
+    desc = []
+    body = sum(h.ns == "body" for h in heads)
+    if body:
+        desc.append(f"{body} numbered clause{'s' if body > 1 else ''}")
+    for ns in SERIES:
+        k = sum(h.ns == ns for h in heads)
+        if k:
+            desc.append(f"{k} {ns}{'s' if k > 1 else ''}")
+    named = sum(h.ns == "named" for h in heads)
+    if named:
+        desc.append(f"{named} headed section{'s' if named > 1 else ''}")
+    if "preamble" in kinds:
+        desc.append("a preamble")
+    desc.append(f"{n_parts} numbered part{'s' if n_parts != 1 else ''}")
+    items = sum(1 for _, p in sp.parts if p.item)
+    if items:
+        desc.append(f"{items} list item{'s' if items > 1 else ''}")
+    return Structure(found=True, how=", ".join(desc), units=units)
+
+
+def _unit_id(doc_id: str, h: _Head, taken: set[str]) -> str:
+    if h.ns == "body":
+        kw = h.heading.split()[0].lower() if " " in h.heading else ""
+        key = f"{kw}-{h.key}" if kw in BODY else h.key
+    elif h.ns in SERIES:
+        key = f"{h.ns}-{h.key}"
+    else:
+        key = h.key
+    uid, k = f"{doc_id}/{key}", 1
+    while uid in taken:
+        k += 1
+        uid = f"{doc_id}/{key}-{k}"
+    taken.add(uid)
+    return uid
+
+
+def _nest(parts: list[_PartHead], a: int, body: str) -> list[Part]:
+    """Part spans (unit-relative): each runs to the next part of the same or a shallower depth,
+    trailing whitespace excluded."""
+    out: list[Part] = []
+    seen: dict[str, int] = {}
+    for i, p in enumerate(parts):
+        end = next((q.start for q in parts[i + 1:] if q.depth <= p.depth), a + len(body))
+        start, stop = p.start - a, min(end - a, len(body))
+        while stop > start and body[stop - 1].isspace():
+            stop -= 1
+        label = p.label
+        seen[label] = seen.get(label, 0) + 1
+        if seen[label] > 1:
+            label = f"{label} ({seen[label]})"
+        out.append(Part(label=label, start=start, end=stop, title=p.title))
+    return out
+
+
+def _windows(ex: Extracted, doc_id: str, title: str) -> Structure:
+    """No structure: one unit per page (PDF) or one for the whole text, cut into windows."""
+    text = ex.text
+    units: list[Unit] = []
+    if ex.page_starts:
+        bounds = [*ex.page_starts, len(text)]
+        for i in range(len(ex.page_starts)):
+            a, b = bounds[i], bounds[i + 1]
+            body = text[a:b].rstrip()
+            if not body.strip():
+                continue
+            units.append(Unit(unit_id=f"{doc_id}/p{i + 1}", doc_id=doc_id, kind="page", heading=f"Page {i + 1}",
+                              title=title, text=body,
+                              meta={"doc_start": a, "ns": "page", "key": str(i + 1), "pages": [[0, i + 1]]}))
+        how = f"none found: {len(units)} page{'s' if len(units) != 1 else ''} cut into windows"
+    else:
+        units.append(Unit(unit_id=f"{doc_id}/text", doc_id=doc_id, kind="file", heading=title or doc_id,
+                          text=text.rstrip(), meta={"doc_start": 0, "ns": "text", "key": "text"}))
+        how = "none found: the text is cut into windows"
+    return Structure(found=False, how=f"{how} of {WINDOW} characters with {OVERLAP} overlap", units=units)
+
+
+def chunks_of(unit: Unit, structured: bool, doc_title: str) -> list[Chunk]:
+    """Chunks of an uploaded unit with their pages. Structured units are cut along numbered
+    parts, list items staying inside their parent's chunk; unstructured ones into windows."""
+    if structured:
+        shadow = unit.model_copy(update={"parts": [p for p in unit.parts if not p.label.endswith(")")]})
+        chunks = chunk_unit(shadow, "structural")
+    else:
+        chunks = chunk_unit(unit, "fixed", window=WINDOW, overlap=OVERLAP)
+    paged = bool(unit.meta.get("pages"))
+    lead = f"{doc_title} — {unit.lead_in}" if doc_title and structured else (
+        f"{doc_title}, {unit.heading}." if doc_title else unit.lead_in)
+    out = []
+    for c in chunks:
+        upd: dict = {"lead": lead}
+        if paged:
+            upd["page"], upd["page_end"] = pages_of(unit, c.start, c.end)
+        out.append(c.model_copy(update=upd))
+    return out

@@ -1,0 +1,130 @@
+"""PDF fixtures made on the fly with reportlab (no binary files in the repo).
+
+The contract is drawn line by line, so line breaks (and the hyphenated word across one) are
+exactly where the test expects them, with a running header and a ``Page N of 3`` footer.
+"""
+
+from __future__ import annotations
+
+import io
+
+HEADER = "ACME Group Accident Policy - Confidential"
+
+CONTRACT_PAGES = [
+    [
+        "GROUP PERSONAL ACCIDENT AGREEMENT",
+        'This Agreement is made between ACME Insurance Ltd (the "Insurer") and Beta Logistics plc.',
+        "1. DEFINITIONS",
+        '1.1 "Insured Person" means any employee of the Policyholder named in Schedule 1.',
+        '1.2 "Claim" means a written demand for payment under clause 6.',
+        '1.3 "Policyholder" means Beta Logistics plc and its subsidiaries.',
+        "2. COVER",
+        "2.1 The Insurer shall indem-",
+        "nify each Insured Person against loss arising from accidental bodily injury.",
+        "2.2 Cover applies only if:",
+        "(a) the Insured Person is at work or travelling for work; and",
+        "(b) the loss is notified in accordance with clause 6.2.",
+        "3. EXCLUSIONS",
+        "3.1 The Insurer shall not pay any Claim arising from war, terrorism or nuclear risks.",
+        "3.2 Self-inflicted injury is excluded unless paragraph (a) of clause 2.2 applies.",
+    ],
+    [
+        "4. PREMIUM",
+        "4.1 The Policyholder shall pay the premium within 30 days of each invoice.",
+        "4.2 Unpaid premium suspends cover for every Insured Person.",
+        "5. TERM",
+        "5.1 This Agreement runs for twelve months from the start date.",
+        "6. CLAIMS",
+        "6.1 The Policyholder shall notify the Insurer of any Claim within 14 days of the",
+        "accident, with a medical certificate.",
+        "6.2 Notice must be given in writing to the address set out in Schedule 2.",
+        "6.3 The Insurer shall settle a valid Claim within 45 days of receiving the certificate.",
+    ],
+    [
+        "7. TERMINATION",
+        "7.1 Either party may terminate this Agreement on 90 days' written notice, subject to",
+        "clause 4.1 and as defined in Section 1.",
+        "SCHEDULE 1 - INSURED PERSONS",
+        "1. All permanent employees of the Policyholder.",
+        "2. Temporary staff engaged for more than three months.",
+        "SCHEDULE 2 - NOTICES",
+        "1. Notices to the Insurer: Claims Department, 1 Lime Street, London.",
+    ],
+]
+
+
+def contract_pdf(title: str = "Group Personal Accident Agreement", edits: dict[str, str] | None = None) -> bytes:
+    """The 3-page contract; ``edits`` replaces words in its lines (a new version of it)."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=A4, invariant=1)
+    c.setTitle(title)
+    n = len(CONTRACT_PAGES)
+    for i, lines in enumerate(CONTRACT_PAGES, start=1):
+        c.setFont("Helvetica", 9)
+        c.drawString(72, 800, HEADER)
+        c.setFont("Helvetica", 10)
+        y = 760
+        for line in lines:
+            for old, new in (edits or {}).items():
+                line = line.replace(old, new)
+            c.drawString(72, y, line)
+            y -= 16
+        c.setFont("Helvetica", 9)
+        c.drawString(280, 40, f"Page {i} of {n}")
+        c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def text_pdf(pages: list[list[str]]) -> bytes:
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, invariant=1)
+    for lines in pages:
+        y = 780
+        for line in lines:
+            c.drawString(72, y, line)
+            y -= 14
+        c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def encrypted_pdf(password: str = "secret") -> bytes:
+    from pypdf import PdfReader, PdfWriter
+
+    w = PdfWriter()
+    for page in PdfReader(io.BytesIO(contract_pdf())).pages:
+        w.add_page(page)
+    w.encrypt(user_password=password, owner_password="owner", algorithm="RC4-128")
+    buf = io.BytesIO()
+    w.write(buf)
+    return buf.getvalue()
+
+
+def image_only_pdf(pages: int = 2) -> bytes:
+    """Pages with drawings and no text layer, as a scan without OCR looks to a text extractor."""
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, invariant=1)
+    for i in range(pages):
+        for k in range(20):
+            c.rect(72, 700 - k * 25, 400 - i * 10, 12, fill=1)
+        c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def corrupt_pdf() -> bytes:
+    """A contract PDF cut off at a third of its bytes (a broken download)."""
+    data = contract_pdf()
+    return data[: len(data) // 3]
+
+
+def garbage_pdf() -> bytes:
+    return b"%PDF-1.7\n" + bytes(range(256)) * 8
