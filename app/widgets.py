@@ -182,6 +182,11 @@ def claim_evidence(run: SavedRun, c: ClaimView, store=None, sources: dict[str, s
     if c.quote is None or c.start is None or c.end is None:
         st.error("No sentence in the sources supports this claim.", icon=":material/search_off:")
         return
+    if c.status == "unsupported":
+        st.error("Not supported: the closest sentence is shown, but it does not support the claim "
+                 f"(score {c.score:.2f} < threshold {c.threshold:.2f})." if c.score is not None and c.threshold
+                 is not None else "Not supported: the closest sentence is shown, but it does not support the claim.",
+                 icon=":material/search_off:")
     text, warning = (sources.get(c.unit_id), "") if sources is not None else _unit_text(run, c, store)
     if warning:
         st.warning(warning, icon=":material/history:")

@@ -135,9 +135,11 @@ if claims:
             with R.guard("Saving the mark"):
                 mark = rs.review(run.id, claim_no, verdict, reviewer=st.session_state.get("reviewer", ""),
                                  comment=comment)
-                st.success(f"Claim {mark.claim} marked {VERDICTS[mark.verdict]} by {mark.reviewer} at "
-                           f"{mark.at.replace('T', ' ')}.", icon=":material/check:")
-                run = rs.get(run.id)
+                st.session_state["rep_flash"] = (f"Claim {mark.claim} marked {VERDICTS[mark.verdict]} by "
+                                                 f"{mark.reviewer} at {mark.at.replace('T', ' ')}.")
+                st.rerun()
+    if flash := st.session_state.pop("rep_flash", None):
+        st.success(flash, icon=":material/check:")
     if run.reviews:
         with st.expander(f"Review history ({len(run.reviews)} marks)"):
             for r in reversed(run.reviews):
