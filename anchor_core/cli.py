@@ -23,10 +23,61 @@ def _embedder(settings: Settings):
     return make_embedder(settings.embedder)
 
 
+def _groups(args: argparse.Namespace) -> list[str]:
+    """``--groups a,b`` and repeated ``--group a`` together."""
+    out = [g.strip() for g in (args.groups or "").split(",") if g.strip()]
+    return sorted({*out, *(args.group or [])})
+
+
+def cmd_upload(args: argparse.Namespace, settings: Settings) -> int:
+    """``anchor ingest --path FILE_OR_DIR --corpus NAME``: uploaded documents, one result per file."""
+    from tqdm import tqdm
+
+    from anchor_core.embed_cache import CachedEmbedder
+    from ingest.uploads import ingest_uploads
+
+    if not args.path or not args.corpus:
+        raise AnchorError("uploading documents needs --path FILE_OR_DIR and --corpus NAME, e.g. "
+                          "anchor ingest --path contracts/ --corpus contracts")
+    path = Path(args.path).expanduser()
+    if not path.exists():
+        raise AnchorError(f"{path} does not exist; give a file or a folder of PDF, Word, HTML, Markdown or text files")
+    t0 = time.perf_counter()
+    store = open_store(settings)
+    embedder = CachedEmbedder(_embedder(settings), settings.home / "embedding-cache.db")
+    bar = tqdm(total=0, unit="file", file=sys.stderr, disable=args.quiet, desc=f"uploading into {args.corpus}")
+
+    def progress(p) -> None:
+        bar.total = p.files
+        bar.n = max(bar.n, p.index + (1 if p.stage == "done" else 0))
+        step = f"{p.done}/{p.total} chunks" if p.stage == "embed" and p.total else ""
+        bar.set_postfix_str(f"{p.name} {p.stage} {step}".strip()[-60:])
+
+    results = ingest_uploads(store, embedder, [path], corpus=args.corpus, groups=_groups(args) or None,
+                             max_mb=args.max_mb or settings.max_upload_mb, progress=progress)
+    bar.n = bar.total
+    bar.close()
+    if not results:
+        raise AnchorError(f"{path} holds no files to ingest")
+    for r in results:
+        print(r.summary())
+        for w in r.warnings:
+            print(f"    warning: {w}")
+    failed = sum(not r.ok for r in results)
+    counts = {s: sum(r.status == s for r in results) for s in ("ingested", "replaced", "skipped-identical")}
+    print(f"{len(results)} files: {counts['ingested']} ingested, {counts['replaced']} replaced, "
+          f"{counts['skipped-identical']} unchanged, {failed} failed, in {time.perf_counter() - t0:.1f}s "
+          f"-> corpus {args.corpus} in {settings.store_location}")
+    return 1 if failed else 0
+
+
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     from tqdm import tqdm
 
     from anchor_core.indexing import ingest, load_adapter_corpus
+
+    if args.name in (None, "uploads"):
+        return cmd_upload(args, settings)
 
     t0 = time.perf_counter()
     path = Path(args.path).expanduser() if args.path else None
@@ -45,7 +96,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     embedder = CachedEmbedder(_embedder(settings), settings.home / "embedding-cache.db")
     info = ingest(store, embedder, parsed, corpus=corpus, adapter=args.name,
                   source=str(path or f"{args.name} demo corpus"), chunking=args.chunking,
-                  groups=args.group or None, progress=progress)
+                  groups=_groups(args) or None, progress=progress)
     bar.close()
     print(f"corpus {info.name}: {info.documents} documents, {info.units} units, {info.chunks} chunks, "
           f"{info.references + info.unresolved} references ({info.references} resolved, {info.unresolved} unresolved) "
@@ -61,7 +112,8 @@ def _render(result, show_text: int) -> str:
         if h.cited_by:
             how += f" (also cited by {', '.join(h.cited_by)})"
         lines.append(f"{h.rank:>2}. {h.label:<22} score {h.score:.4f}  {how}")
-        lines.append(f"    {h.heading}")
+        where = f"  [{h.document}, page {h.page}]" if h.page is not None else ""
+        lines.append(f"    {h.heading}{where}")
         snippet = " ".join(h.text.split())
         lines.append(f"    {snippet[:show_text]}{'…' if len(snippet) > show_text else ''}")
     lines.append("")
@@ -83,7 +135,7 @@ def cmd_retrieve(args: argparse.Namespace, settings: Settings) -> int:
             "question": result.question,
             "hits": [{"unit_id": h.unit_id, "part": h.part, "chunk_id": h.chunk_id, "score": h.score, "rank": h.rank,
                       "via": [v.split("(")[0] for v in h.via], "via_kind": h.via_kind, "path": h.path,
-                      "cited_by": h.cited_by,
+                      "cited_by": h.cited_by, "document": h.document, "page": h.page,
                       "text": h.text} for h in result.hits],
             "timings_ms": result.timings_ms,
         }, ensure_ascii=False, indent=2))
@@ -248,8 +300,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     ing = sub.add_parser("ingest", help="ingest a corpus (replaces a corpus of the same name)")
-    ing.add_argument("name", help="adapter: aiact, gdpr, peps, rfc, adgm, files")
+    ing.add_argument("name", nargs="?", help="adapter: aiact, gdpr, peps, rfc, adgm, files; leave it out (or say "
+                     "uploads) to add documents (PDF, Word, HTML, Markdown, text) from --path to --corpus")
     ing.add_argument("--path", help="folder or file of the corpus (not needed for aiact, the demo corpus)")
+    ing.add_argument("--groups", help="comma-separated access groups given to every document, e.g. hr,legal")
+    ing.add_argument("--max-mb", type=float, help="uploads: refuse files larger than this "
+                     "(default ANCHOR_MAX_UPLOAD_MB or 50)")
     ing.add_argument("--corpus", help="store under this corpus name (default: the adapter name)")
     ing.add_argument("--chunking", choices=["structural", "fixed"], default="structural")
     ing.add_argument("--group", action="append", help="access group given to every document (repeatable)")

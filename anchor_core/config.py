@@ -34,6 +34,8 @@ class Settings:
     es_server_rrf: bool = False
     llm: Any = None
     """An :class:`anchor_core.ask.llm.LLMConfig` when GROQ_API_KEY or ANCHOR_LLM_BASE_URL is set, else None."""
+    max_upload_mb: float = 50.0
+    """Uploaded files larger than this fail with a message naming the limit (ANCHOR_MAX_UPLOAD_MB)."""
 
     @property
     def db_path(self) -> Path:
@@ -53,7 +55,8 @@ class Settings:
         env = dict(os.environ if env is None else env)
         home = Path(env["ANCHOR_HOME"]).expanduser() if env.get("ANCHOR_HOME") else Path.home() / ".anchor"
         return cls(home=home, embedder=env.get("ANCHOR_EMBEDDER", "minilm"), es_url=env.get("ANCHOR_ES_URL") or None,
-                   llm=_llm_config(env), **_es_settings(env))
+                   llm=_llm_config(env), max_upload_mb=_number(env, "ANCHOR_MAX_UPLOAD_MB", 50.0, float, 0.001),
+                   **_es_settings(env))
 
 
 STORES = ("sqlite", "elasticsearch")

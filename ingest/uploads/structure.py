@@ -336,7 +336,8 @@ def split(ex: Extracted, doc_id: str, title: str) -> Structure:
         desc.append(f"{named} headed section{'s' if named > 1 else ''}")
     if "preamble" in kinds:
         desc.append("a preamble")
-    desc.append(f"{n_parts} numbered part{'s' if n_parts != 1 else ''}")
+    if n_parts:
+        desc.append(f"{n_parts} numbered part{'s' if n_parts != 1 else ''}")
     items = sum(1 for _, p in sp.parts if p.item)
     if items:
         desc.append(f"{items} list item{'s' if items > 1 else ''}")
