@@ -49,7 +49,8 @@ class AskSettings(BaseModel):
     gate: bool = True
     """``False`` answers from whatever was retrieved (the ablation's naive configuration)."""
     verify: bool = True
-    """``False`` skips anchoring (the ablation's configurations without verification)."""
+    """Let verification change the outcome: refuse when no claim of the draft is supported. Claims are
+    anchored and marked either way; ``False`` is the ablation's configurations without verification."""
     rewrite: bool = True
 
     def retrieval(self) -> RetrievalSettings:
@@ -85,6 +86,23 @@ def _language_problem(question: str) -> str | None:
         return ("the question does not look like English; the corpus, the scorer and the writer work in English, "
                 "so ask it in English")
     return None
+
+
+class _Memo:
+    """The run's embedder, remembering single texts: retrieval and the gate both need the question's
+    vector, and a second forward pass is the slowest thing a warm ask would do."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner, self.model_id, self.dim = inner, inner.model_id, inner.dim
+        self.seen: dict[str, np.ndarray] = {}
+
+    def embed(self, texts: list[str], **kw) -> np.ndarray:
+        if len(texts) != 1:
+            return self.inner.embed(texts, **kw)
+        v = self.seen.get(texts[0])
+        if v is None:
+            v = self.seen[texts[0]] = self.inner.embed(texts, **kw)[0]
+        return v[None, :]
 
 
 class _Run:
@@ -229,6 +247,7 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
     question = " ".join(question.split())
     info = store.corpus(corpus)  # CorpusNotFound names the corpora that exist
     scorer = scorer or make_scorer(s.scorer)
+    embedder = _Memo(embedder) if embedder is not None else None
     models = {"embedder": embedder.model_id if embedder else "none (BM25 only)", "scorer": scorer.name,
               "judge": llm.judge_model if llm else "offline", "writer": "", "decomposer": ""}
 
@@ -269,11 +288,7 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
                         gate=decision, models=models, settings=s, t_all=t_all)
 
     claims, models["decomposer"] = _decompose(draft, run, llm=llm)
-    if s.verify:
-        checked = _anchor(claims, sources, units, run, scorer=scorer)
-    else:
-        checked = [CheckedClaim(text=c.text, cited=c.cited, supported=False, verdict="unsupported",
-                                reasons=["not verified (verification off)"], atoms=[c.text]) for c in claims]
+    checked = _anchor(claims, sources, units, run, scorer=scorer)
     if s.verify and checked and not any(c.supported for c in checked):
         return _refusal(question, corpus, info.version, run, "all_unsupported",
                         f"{REFUSAL_TEXT['all_unsupported']} ({len(checked)} checked)", sources=sources,
