@@ -16,6 +16,7 @@ boundaries are mapped through the same edits, so any stored span maps to its pag
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -78,6 +79,21 @@ def map_offset(edits: list[Edit], offset: int) -> int:
             return offset + shift - (offset - s)
         shift += len(repl) - (e - s)
     return offset + shift
+
+
+def _map_offsets(edits: list[Edit], offsets: list[int]) -> list[int]:
+    """:func:`map_offset` for many sorted offsets in one pass."""
+    out, shift, k = [], 0, 0
+    for off in offsets:
+        while k < len(edits) and edits[k][1] <= off:
+            s, e, repl = edits[k]
+            shift += len(repl) - (e - s)
+            k += 1
+        if k < len(edits) and edits[k][0] < off < edits[k][1]:
+            out.append(edits[k][0] + shift)
+        else:
+            out.append(off + shift)
+    return out
 
 
 def original_text(text: str, edits: list[Edit]) -> str:
@@ -164,27 +180,41 @@ def repair_pages(pages: list[str]) -> Repaired:
     stage2 = _repairs(plain, counts)
     # Stage-2 edits are found on the furniture-free text; carry them to extraction coordinates
     # (a word hyphenated across a page break spans the removed footer and header) and merge.
-    merged = _merge(stage1, [(_to_extracted(stage1, s, True), _to_extracted(stage1, e, False), r)
-                             for s, e, r in stage2])
+    back = _Deletions(stage1)
+    merged = _merge(stage1, [(back.to_extracted(s, True), back.to_extracted(e, False), r) for s, e, r in stage2])
     text, edits = apply_edits(extracted, merged)
-    page_starts = [map_offset(merged, s) for s in starts]
+    page_starts = _map_offsets(merged, starts)
     return Repaired(text=text, page_starts=page_starts, edits=edits, counts=counts, removed=list(removed))
 
 
-def _to_extracted(deletions: list[Edit], offset: int, is_start: bool) -> int:
-    """Offset in the extracted text of ``offset`` in the text with ``deletions`` applied. A start
-    offset goes after deletions at that point, an end offset after them too (so a span from
-    ``a`` to ``b`` covers the deleted lines between)."""
-    shift = 0
-    for s, e, _ in deletions:
-        if s - shift > offset or (is_start and s - shift == offset):
-            break
-        shift += e - s
-    return offset + shift
+class _Deletions:
+    """Maps offsets of the text with ``deletions`` applied back to the extracted text (bisect, O(log n))."""
+
+    def __init__(self, deletions: list[Edit]) -> None:
+        self.at: list[int] = []  # where each deletion sits in the reduced text
+        self.shift: list[int] = []  # characters deleted up to and including it
+        total = 0
+        for s, e, _ in deletions:
+            self.at.append(s - total)
+            total += e - s
+            self.shift.append(total)
+
+    def to_extracted(self, offset: int, is_start: bool) -> int:
+        """A start offset lands before deletions at that point, an end offset after them, so a
+        span from ``a`` to ``b`` covers the lines deleted between."""
+        k = (bisect_left if is_start else bisect_right)(self.at, offset)
+        return offset + (self.shift[k - 1] if k else 0)
 
 
 def _merge(deletions: list[Edit], fixes: list[Edit]) -> list[Edit]:
-    out = [d for d in deletions if not any(fs <= d[0] and d[1] <= fe and fs < fe for fs, fe, _ in fixes)]
+    """Drop deletions that fall inside a fix (the fix's original text holds them), then merge."""
+    starts = [f[0] for f in fixes]
+    out = []
+    for d in deletions:
+        k = bisect_right(starts, d[0]) - 1
+        if k >= 0 and fixes[k][0] < fixes[k][1] and d[1] <= fixes[k][1]:
+            continue
+        out.append(d)
     return sorted(out + fixes, key=lambda x: (x[0], x[1]))
 
 
