@@ -162,6 +162,33 @@ def cmd_delete(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+APP = Path(__file__).resolve().parents[1] / "app" / "main.py"
+
+
+def dashboard_command(args: argparse.Namespace) -> list[str]:
+    """The ``streamlit run`` command line for the dashboard (from the source checkout)."""
+    if not APP.exists():
+        raise AnchorError(f"the dashboard app is not at {APP}; install Anchor from its source checkout "
+                          "(`pip install -e .`) to run the dashboard")
+    return [sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(args.port),
+            "--server.address", args.host, "--server.headless", "true" if args.no_browser else "false"]
+
+
+def cmd_dashboard(args: argparse.Namespace, settings: Settings) -> int:
+    import importlib.util
+    import subprocess
+
+    if importlib.util.find_spec("streamlit") is None:
+        raise AnchorError("the dashboard needs Streamlit: pip install -r requirements.txt")
+    cmd = dashboard_command(args)
+    print(f"Anchor dashboard on http://{args.host}:{args.port} (workspace {settings.home}); Ctrl-C stops it. "
+          "On the first start it loads the EU AI Act demo corpus.", file=sys.stderr)
+    try:
+        return subprocess.call(cmd, cwd=APP.parents[1])  # cwd: .streamlit/config.toml (theme, upload limit)
+    except KeyboardInterrupt:
+        return 0
+
+
 def cmd_export_corpus(args: argparse.Namespace, settings: Settings) -> int:
     from anchor_core.transfer import export_corpus
 
@@ -221,7 +248,8 @@ def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
 
     answer = _read_text(Path(args.answer), "answer")
     sources = load_sources(Path(args.sources))
-    embedder = None if args.no_embedder else _embedder(settings)
+    # No embedder unless asked: on WiCE the MiniLM feature lowered precision and cost 55x the time.
+    embedder = _embedder(settings) if args.embedder and not args.no_embedder else None
     kw = {"embedder": embedder} if args.scorer == "learned" else {}
     if args.scorer == "nli":
         if not args.model_dir:
@@ -333,7 +361,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="exit 1 when the verified fraction is below this (default 1.0: every claim)")
     ver.add_argument("--scorer", choices=["learned", "lexical", "nli", "llm"], default="learned")
     ver.add_argument("--model-dir", help="local model folder for --scorer nli")
-    ver.add_argument("--no-embedder", action="store_true", help="no dense search or embedding feature (faster)")
+    ver.add_argument("--embedder", action="store_true",
+                     help="add dense candidate search and the embedding feature (slower; no better on WiCE)")
+    ver.add_argument("--no-embedder", action="store_true", help="the default; kept for old scripts")
     ver.set_defaults(func=cmd_verify)
 
     ask = sub.add_parser("ask", help="answer a question from a corpus, every claim anchored, or refuse with a reason")
@@ -363,6 +393,12 @@ def build_parser() -> argparse.ArgumentParser:
     asm.add_argument("--k", type=int, default=4, help="provisions per topic")
     asm.add_argument("--json", action="store_true")
     asm.set_defaults(func=cmd_assess)
+
+    dash = sub.add_parser("dashboard", help="start the reviewer's dashboard in the browser (Streamlit)")
+    dash.add_argument("--port", type=int, default=8501)
+    dash.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this machine only)")
+    dash.add_argument("--no-browser", action="store_true", help="do not open a browser window")
+    dash.set_defaults(func=cmd_dashboard)
 
     sub.add_parser("corpora", help="list stored corpora").set_defaults(func=cmd_corpora)
     dele = sub.add_parser("delete", help="delete a stored corpus")

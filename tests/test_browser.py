@@ -1,0 +1,97 @@
+"""A real browser on the real server: `anchor dashboard` on a free port, Debian's headless Chromium
+driven by Playwright, the demo question asked, the anchored quote seen, a screenshot saved."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from anchor_core.reports import ReportStore
+from tests import app_support as A
+
+pytestmark = pytest.mark.browser
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise AssertionError(f"the dashboard exited with {proc.returncode}: {proc.stderr.read().decode()[-2000:]}")
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise AssertionError(f"the dashboard did not answer at {url} within {timeout}s")
+
+
+@pytest.fixture
+def server(tmp_path):
+    A.ingest_aiact()  # hash embedder, into the test's ANCHOR_HOME
+    port = _free_port()
+    anchor = shutil.which("anchor")
+    cmd = [anchor] if anchor else [sys.executable, "-m", "anchor_core.cli"]
+    env = {**os.environ, "ANCHOR_EMBEDDER": "hash", "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    proc = subprocess.Popen([*cmd, "dashboard", "--port", str(port), "--no-browser"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc)
+        yield url
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)  # the process group we started: anchor and its streamlit child
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+def test_ask_the_demo_question_in_a_real_browser(server, tmp_path):
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (requirements.txt)")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 1000})
+            page.goto(server, wait_until="domcontentloaded")
+            page.get_by_role("button", name="Ask the demo question").click(timeout=60_000)
+            mark = page.locator(".anchor-source mark").first
+            mark.wait_for(state="visible", timeout=60_000)
+            quote = mark.inner_text().strip()
+            page.get_by_text("Answered in").first.wait_for(timeout=30_000)
+            # the long source box scrolled itself so that the quote is inside its visible area
+            page.wait_for_function("""() => { const m = document.querySelector('.anchor-source mark');
+                const b = m && m.closest('.anchor-source'); if (!b) return false;
+                const mr = m.getBoundingClientRect(), br = b.getBoundingClientRect();
+                return mr.top >= br.top && mr.top < br.bottom; }""", timeout=10_000)
+            mark.evaluate("m => m.closest('.anchor-source').scrollIntoView({block: 'center'})")
+            shot = tmp_path / "dashboard-ask.png"
+            page.screenshot(path=str(shot), full_page=True)
+        finally:
+            browser.close()
+    assert shot.exists() and shot.stat().st_size > 10_000
+    runs = ReportStore(A.home() / "reports.db").list()
+    assert runs and runs[0].kind == "ask" and runs[0].claims >= 1
+    first = ReportStore(A.home() / "reports.db").get(runs[0].id).claims[0]
+    # the highlighted text in the browser is the first claim's anchored quote, exactly
+    assert len(quote.split()) >= 5 and " ".join(quote.split()) == " ".join(first.quote.split())
