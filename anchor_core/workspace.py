@@ -280,7 +280,8 @@ def check_corpus_name(name: str) -> str:
 
 
 def upload_files(store: Store, embedder: Embedder, files: list[tuple[str, bytes]], *, corpus: str,
-                 groups: list[str] | None = None, progress: Callable | None = None) -> list:
+                 groups: list[str] | None = None, max_mb: float | None = None,
+                 progress: Callable | None = None) -> list:
     """Ingest uploaded ``(name, bytes)`` files into ``corpus`` (created if absent) with
     :func:`ingest.uploads.ingest_uploads`: one ``FileResult`` per file, with its status and any error.
     ``progress`` receives ``ingest.uploads.Progress`` records."""
@@ -288,5 +289,6 @@ def upload_files(store: Store, embedder: Embedder, files: list[tuple[str, bytes]
 
     if not files:
         raise AnchorError("no files to ingest; drop one or more files first")
+    limit = {"max_mb": max_mb} if max_mb else {}
     return ingest_uploads(store, embedder, files, corpus=check_corpus_name(corpus), groups=groups or None,
-                          progress=progress)
+                          progress=progress, **limit)

@@ -48,7 +48,7 @@ with st.container(border=True):
 
             emb = workspace.ingest_embedder(R.embedder(), R.settings())
             results = workspace.upload_files(store, emb, [(f.name, f.getvalue()) for f in files], corpus=corpus,
-                                             groups=groups, progress=progress)
+                                             groups=groups, max_mb=R.settings().max_upload_mb, progress=progress)
             bar.progress(1.0, text="done")
         if results is not None:
             st.session_state["up_results"] = [W.file_result_row(r) for r in results]
