@@ -221,3 +221,34 @@ def _scroll_script(mark_id: str) -> str:
             "if(b ? (b.clientHeight ? !b.dataset.anchored : false) : false){b.dataset.anchored='1';"
             "b.scrollTop+=m.getBoundingClientRect().top-b.getBoundingClientRect().top-b.clientHeight/3;}"
             "n+=1;if(n !== 50){setTimeout(go,100);}}go();})();</script>")
+
+
+def file_result_row(r) -> dict:
+    """One row of the per-file upload results table."""
+    notes = r.error or "; ".join(r.warnings)
+    if r.ok and r.structure:
+        notes = r.structure + ("; " + notes if notes else "")
+    return {"file": r.name, "status": r.status, "document": r.doc_id, "pages": r.pages or "", "units": r.units,
+            "chunks": r.chunks, "references": r.references, "notes": notes}
+
+
+def unit_reader(store, corpus: str, unit_id: str | None) -> None:
+    """A unit's text with what it cites and what cites it."""
+    if not unit_id:
+        return
+    unit = R.safe(lambda: store.get_units(corpus, [unit_id]).get(unit_id), what=f"Reading {unit_id}")
+    if unit is None:
+        st.warning(f"`{unit_id}` is not in corpus `{corpus}` any more (deleted in another tab?).",
+                   icon=":material/warning:")
+        return
+    with st.container(border=True):
+        st.markdown(f"**{unit.heading}**" + (f" — {unit.title}" if unit.title else "") + f"  \n`{unit.unit_id}` · "
+                    f"{unit.kind} · document `{unit.doc_id}` · {len(unit.text)} characters")
+        st.html(workspace.highlight_html(unit.text, 0, 0, mark_id=f"u-{unit_id}", max_height="24em"))
+        cites = R.safe(store.references_from, corpus, [unit_id], default=[])
+        cited = R.safe(store.references_to, corpus, [unit_id], default=[])
+        if cites:
+            st.caption("Cites: " + ", ".join(sorted({r.target_label for r in cites})))
+        if cited:
+            st.caption("Cited by: " + ", ".join(sorted({r.src_unit + (f'({r.src_part})' if r.src_part else '')
+                                                       for r in cited})))

@@ -1,0 +1,137 @@
+"""Saved runs, reviewer marks and exports (library level, no Streamlit)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from anchor_core.ask.report import AskReport, CheckedClaim, ClaimAnchor, Source
+from anchor_core.exports import ExportError, export, read_export, to_pdf
+from anchor_core.reports import ReportStore, ReviewError, RunNotFound
+from anchor_core.scorers import make_scorer
+from anchor_core.verify import verify_answer
+
+TEXT = "1. Providers shall keep logs --> for six months. 2. Deployers may <b>inform</b> users."
+
+
+def ask_report(quote: str = "Providers shall keep logs --> for six months.") -> AskReport:
+    start = TEXT.index(quote)
+    src = Source(n=1, chunk_id="c1", unit_id="article-12", part="1", label="Article 12(1)", doc_id="doc",
+                 start=0, end=len(TEXT), text=TEXT, score=0.8, path="article-12(1) ← annex-3", unit_sha256="ab" * 32)
+    anchor = ClaimAnchor(source=1, unit_id="article-12", part="1", quote=quote, start=start, end=start + len(quote),
+                         score=1.0, method="verbatim", threshold=0.5, unit_sha256="ab" * 32)
+    claims = [CheckedClaim(text="Providers keep logs for six months.", cited=[1], supported=True,
+                           verdict="supported", anchor=anchor),
+              CheckedClaim(text="Deployers must delete logs.", supported=False, verdict="unsupported",
+                           reasons=["no supporting sentence"])]
+    return AskReport(question="How long are logs kept? </script> “quoted”", corpus="demo", corpus_version="v1",
+                     refused=False, answer="Logs are kept for six months [1].", claims=claims, sources=[src],
+                     models={"embedder": "hash-bow-384", "scorer": "learned"})
+
+
+@pytest.fixture
+def rs(tmp_path):
+    return ReportStore(tmp_path / "reports.db")
+
+
+def test_save_review_and_list_with_filters(rs):
+    run = rs.save(ask_report())
+    v = verify_answer("Providers shall keep logs for six months.", {"art12": TEXT}, scorer=make_scorer("lexical"))
+    vrun = rs.save(v, sources={"art12": TEXT})
+    assert [c.status for c in run.claims] == ["supported", "unsupported"]
+    assert vrun.claims[0].doc_sha256 and vrun.verify.sources["art12"] == TEXT
+
+    rs.review(run.id, 1, "needs_work", reviewer="  Ada  Auditor ", comment="cite Annex III too")
+    rs.review(run.id, 1, "accepted", reviewer="Bo")
+    rs.review(run.id, 2, "rejected", reviewer="Bo", comment="not in the source")
+    got = rs.get(run.id)
+    assert [r.verdict for r in got.reviews] == ["needs_work", "accepted", "rejected"]  # history kept
+    assert got.reviews[0].reviewer == "Ada Auditor" and got.reviews[0].at
+    assert {k: r.verdict for k, r in got.latest_reviews.items()} == {1: "accepted", 2: "rejected"}
+
+    listed = {s.id: s for s in rs.list()}
+    assert listed[run.id].review_state == "rejected" and listed[run.id].accepted == 1
+    assert listed[vrun.id].review_state == "not reviewed"
+    assert [s.id for s in rs.list(kind="verify")] == [vrun.id]
+    assert [s.id for s in rs.list(corpus="demo")] == [run.id]
+    assert [s.id for s in rs.list(text="logs kept")] == [run.id]
+    assert [s.id for s in rs.list(text="100%_")] == []  # LIKE wildcards are literal
+    assert [s.id for s in rs.list(review_state="not reviewed")] == [vrun.id]
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"reviewer": " ", "verdict": "accepted"}, "enter your name"),
+    ({"reviewer": "A", "verdict": "maybe"}, "unknown verdict"),
+    ({"reviewer": "A", "verdict": "rejected"}, "needs a comment"),
+    ({"reviewer": "A", "verdict": "accepted", "claim": 3}, "claim 3 does not exist"),
+])
+def test_bad_marks_are_refused_with_a_reason(rs, kw, message):
+    run = rs.save(ask_report())
+    claim = kw.pop("claim", 1)
+    with pytest.raises(ReviewError, match=message):
+        rs.review(run.id, claim, kw.pop("verdict"), **kw)
+    assert rs.get(run.id).reviews == []
+
+
+def test_unknown_run_says_what_to_do(rs):
+    with pytest.raises(RunNotFound, match="deleted in another tab"):
+        rs.get("nope")
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "json", "html", "pdf"])
+def test_every_export_reads_back_to_the_same_run(rs, fmt):
+    run = rs.save(ask_report())
+    rs.review(run.id, 2, "rejected", reviewer="Ada", comment="wrong --> source <script>")
+    run = rs.get(run.id)
+    data = export(run, fmt)
+    back = read_export(data)
+    assert back == run
+    c = back.claims[0]
+    assert TEXT[c.start:c.end] == c.quote and c.doc_sha256 == "ab" * 32 and c.threshold == 0.5
+    if fmt in ("markdown", "html"):
+        text = data.decode()
+        # the human part shows the facts too, and hostile text cannot break out of the embedded record
+        assert "characters" in text and "wrong --> source" not in text.split("anchor-report")[-1]
+        assert "Ada" in text
+    if fmt == "html":
+        assert "<script>" not in data.decode().split("id='anchor-report'>")[1]
+
+
+def test_pdf_without_unicode_font_still_reads_back_exactly(rs):
+    run = rs.save(ask_report())
+    data = to_pdf(run, font=None)  # Helvetica fallback: typographic characters transliterated
+    assert data.startswith(b"%PDF")
+    assert read_export(data).ask.question == run.ask.question  # the attached record keeps “” exactly
+
+
+def test_imported_run_keeps_marks_and_never_overwrites(rs, tmp_path):
+    run = rs.save(ask_report())
+    rs.review(run.id, 1, "accepted", reviewer="Ada")
+    exported = export(rs.get(run.id), "json")
+    again = rs.import_run(read_export(exported))
+    assert again.id != run.id and again.reviews == rs.get(run.id).reviews
+    other = ReportStore(tmp_path / "other.db").import_run(read_export(exported))
+    assert other.id == run.id
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"\x89PNG\r\n\x1a\n\x00\x00", "neither a PDF nor UTF-8"),
+    (b"# Just notes\n\nno record here", "no embedded Anchor report"),
+    (b'{"format": "something-else"}', "not an Anchor report export"),
+    (b'{"format": "anchor-report", "format_version": 99, "run": {}}', "newer Anchor"),
+    (b'{"format": "anchor-report", "run": {"id": 1}}', "damaged report record"),
+    (b'{"format": ', "damaged JSON"),
+    (b"%PDF-1.7 not really", "damaged PDF|without the attached"),
+])
+def test_bad_exports_are_explained(data, message):
+    with pytest.raises(ExportError, match=message):
+        read_export(data)
+
+
+def test_export_json_is_the_documented_record(rs):
+    run = rs.save(ask_report())
+    doc = json.loads(export(run, "json"))
+    assert doc["format"] == "anchor-report" and doc["format_version"] == 1
+    assert doc["run"]["ask"]["claims"][0]["anchor"]["unit_sha256"] == "ab" * 32
+    assert doc["run"]["ask"]["corpus_version"] == "v1" and doc["run"]["ask"]["models"]["scorer"] == "learned"
