@@ -20,4 +20,5 @@ RUN pip install --no-deps -e . && useradd --create-home anchor && mkdir -p /data
 USER anchor
 
 EXPOSE 8501
-CMD ["streamlit", "run", "app/main.py", "--server.address=0.0.0.0", "--server.port=8501", "--server.headless=true"]
+# `anchor dashboard` runs `streamlit run app/main.py` from the checkout (the editable install keeps it here).
+CMD ["anchor", "dashboard", "--host", "0.0.0.0", "--port", "8501", "--no-browser"]
