@@ -9,7 +9,7 @@ corpus never mentions are refused by rule before the model and are left out of t
 counted). A logistic regression over the signals (answerable = 1) is fitted with class weights
 that give each set equal weight, and cross-validated by set-stratified folds. Then the thresholds
 are chosen on the out-of-fold scores: ``pass`` and ``borderline`` and the offline judge's coverage,
-maximising correct refusals subject to false refusals ≤ ``--max-false`` on every set. The file
+maximising the mean correct-refusal rate subject to a false-refusal ceiling per set (``--max-false``). The file
 records the data, the fold scores and the choice.
 """
 
@@ -31,7 +31,7 @@ from eval.run_eval import clapnq_set, ensure_clapnq
 from eval.sweep import CachedEmbedder, ensure_corpus, eval_sets
 
 HERE = Path(__file__).resolve().parent
-FEATURES = ["coverage", "hit_coverage", "dense", "agreement", "missing_share"]
+FEATURES = ["coverage", "hit_coverage", "dense", "agreement", "missing_share", "type_missing", "novelty"]
 OUT = HERE.parent / "anchor_core" / "ask" / "data" / "gate.json"
 
 
@@ -118,22 +118,41 @@ def rates(rows, answered) -> dict:
     return out
 
 
-def choose(rows, scores, max_false: float) -> tuple[dict, dict]:
+def choose(rows, scores, max_false: dict[str, float]) -> tuple[dict, dict]:
     best = None
     grid = np.round(np.arange(0.05, 0.96, 0.025), 3)
     for pass_t, border_t, judge in itertools.product(grid, grid, (0.5, 0.6, 0.7, 0.8, 0.9, 1.01)):
         if border_t > pass_t:
             continue
         r = rates(rows, outcome(rows, scores, pass_t, border_t, judge))
-        if any(v["false_refusals"] is not None and v["false_refusals"] > max_false for v in r.values()):
+        if any(v["false_refusals"] is not None and v["false_refusals"] > max_false.get(k, max_false["*"])
+               for k, v in r.items()):
             continue
         correct = [v["correct_refusals"] for v in r.values() if v["correct_refusals"] is not None]
         key = (float(np.mean(correct)), pass_t)
         if best is None or key > best[0]:
             best = (key, {"pass": float(pass_t), "borderline": float(border_t)}, {"coverage": float(judge)}, r)
     if best is None:
-        raise SystemExit(f"no thresholds keep false refusals ≤ {max_false} on every set")
+        raise SystemExit(f"no thresholds keep false refusals within {max_false} on every set")
     return best[1], {"judge": best[2], "rates": best[3]}
+
+
+ADAPTER = {"aiact": "aiact", "peps": "peps", "clapnq": "clapnq", "xrefrag-adgm-dev": "adgm"}
+
+
+def profile(train: list[dict], test: list[dict], c: float, ceilings: dict[str, float]) -> tuple[dict, dict]:
+    """Weights fitted on ``train`` (rows refused by the name rule left out), thresholds chosen on the
+    out-of-fold scores of ``test`` rows (``test`` ⊆ ``train``, or scored by a model of all of
+    ``train`` when it is the same list)."""
+    fit_rows = [r for r in train if not r["missing_names"]]
+    oof = dict(zip((r["qid"] for r in fit_rows), oof_scores(fit_rows, c)))
+    scores = np.array([oof.get(r["qid"], 0.0) for r in test])
+    thresholds, extra = choose(test, scores, ceilings)
+    model = fit(fit_rows, c)
+    return ({"bias": float(model.intercept_[0]),
+             "weights": {f: float(w) for f, w in zip(FEATURES, model.coef_[0])},
+             "thresholds": thresholds, "judge": extra["judge"],
+             "out_of_fold": extra["rates"]}, extra["rates"])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,7 +163,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--features", default=str(HERE / "results" / "gate_features.jsonl"))
     ap.add_argument("--reuse", action="store_true", help="refit from --features instead of recomputing")
     ap.add_argument("--c", type=float, default=1.0, help="inverse L2 strength of the logistic regression")
-    ap.add_argument("--max-false", type=float, default=0.08, help="false-refusal ceiling per set (out of fold)")
+    ap.add_argument("--max-false", default="*:0.08,clapnq:0.18",
+                    help="false-refusal ceiling per set, out of fold (the issue's targets: AI Act ≤ 0.10, "
+                         "ClapNQ answers ≥ 80%%; kept below them for a margin)")
+    ap.add_argument("--min-own", type=int, default=100,
+                    help="sets with at least this many questions get their own weights (else only thresholds)")
+    ap.add_argument("--min-unanswerable", type=int, default=10,
+                    help="sets with fewer unanswerable questions get no profile of their own")
     ap.add_argument("--write", action="store_true", help=f"write the fitted gate to {OUT}")
     args = ap.parse_args(argv)
 
@@ -155,28 +180,34 @@ def main(argv: list[str] | None = None) -> int:
         rows = collect(args)
         path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     ruled = [r for r in rows if r["missing_names"]]
-    fit_rows = [r for r in rows if not r["missing_names"]]
     print(f"{len(rows)} questions; {len(ruled)} refused by the missing-name rule "
           f"({sum(r['answerable'] for r in ruled)} of them answerable)")
-    scores = oof_scores(fit_rows, args.c)
-    all_scores = np.zeros(len(rows))
-    idx = [i for i, r in enumerate(rows) if not r["missing_names"]]
-    all_scores[idx] = scores
-    thresholds, extra = choose(rows, all_scores, args.max_false)
-    print("out-of-fold rates at the chosen thresholds:", json.dumps(extra["rates"]))
-    model = fit(fit_rows, args.c)
+    ceilings = {k: float(v) for k, v in (x.split(":") for x in args.max_false.split(","))}
+    default, report = profile(rows, rows, args.c, ceilings)
+    print("default profile, out-of-fold:", json.dumps(report))
+    profiles = {}
+    for s in sorted({r["set"] for r in rows}):
+        own = [r for r in rows if r["set"] == s]
+        if sum(not r["answerable"] for r in own) < args.min_unanswerable:
+            print(f"profile {s}: too few unanswerable questions for its own thresholds; uses the default")
+            continue
+        # a set with enough rows gets its own weights; a small one only its own thresholds
+        prof, rep = profile(own if len(own) >= args.min_own else rows, own, args.c, ceilings)
+        prof["fitted_on"] = s if len(own) >= args.min_own else "all sets"
+        profiles[ADAPTER.get(s, s)] = prof
+        print(f"profile {s}, out-of-fold:", json.dumps(rep))
     spec = {
-        "note": "fitted by python -m eval.train_gate; an evidence score, not a probability of a correct answer",
+        "note": "fitted by python -m eval.train_gate; an evidence score, not a probability of a correct answer. "
+                "A corpus uses the profile of its adapter when there is one, else the default profile.",
         "data": {s: {"questions": sum(r["set"] == s for r in rows),
                      "unanswerable": sum(r["set"] == s and not r["answerable"] for r in rows)}
                  for s in sorted({r["set"] for r in rows})},
         "embedder": args.embedder,
-        "bias": float(model.intercept_[0]),
-        "weights": {f: float(w) for f, w in zip(FEATURES, model.coef_[0])},
-        "thresholds": thresholds,
-        "judge": extra["judge"],
-        "cross_validated": {"folds": 5, "rates_out_of_fold": extra["rates"], "max_false_refusals": args.max_false,
-                            "C": args.c},
+        "features": FEATURES,
+        **default,
+        "profiles": profiles,
+        "max_false_refusals": ceilings,
+        "C": args.c,
     }
     print(json.dumps(spec, indent=2))
     if args.write:

@@ -59,6 +59,12 @@ class GateSignals:
     agreement: float = 0.0
     best_sentence: str = ""
     terms: list[str] = field(default_factory=list)
+    type_missing: float = 0.0
+    """1 when the question asks for a kind of answer (``when`` → a date, ``how many`` → a number,
+    ``who`` → a name) that no well-covering evidence sentence contains."""
+    novelty: float = 0.0
+    """Share of the best sentence's content words that the question does not already contain: an
+    answer adds something to the question."""
 
     @property
     def missing_share(self) -> float:
@@ -66,6 +72,7 @@ class GateSignals:
 
     def as_dict(self) -> dict:
         return {"missing": self.missing, "missing_names": self.missing_names, "coverage": round(self.coverage, 3),
+                "type_missing": self.type_missing, "novelty": round(self.novelty, 3),
                 "hit_coverage": round(self.hit_coverage, 3), "dense": round(self.dense, 3),
                 "agreement": round(self.agreement, 3), "best_sentence": self.best_sentence[:200]}
 
@@ -73,6 +80,14 @@ class GateSignals:
 @cache
 def gate_model() -> dict:
     return json.loads(resources.files("anchor_core.ask").joinpath("data/gate.json").read_text("utf-8"))
+
+
+def gate_profile(adapter: str | None = None) -> dict:
+    """The calibration for a corpus of this adapter (``aiact``, ``clapnq`` ...) if one was fitted,
+    else the default fitted on all question sets together."""
+    m = gate_model()
+    prof = m.get("profiles", {}).get(adapter or "")
+    return prof if prof is not None else m
 
 
 def content_terms(question: str) -> list[str]:
@@ -137,6 +152,8 @@ def signals(question: str, hits: list[Hit], *, store: Store, corpus: str, filter
 
     all_stems: set[str] = set()
     best, best_text = 0.0, ""
+    good: list[str] = []  # sentences (with neighbours) covering at least 80% of the best coverage
+    scored: list[tuple[float, str]] = []
     for h in hits:
         sents = sentences(h.text) or []
         sent_stems = [{stem(w) for w in words(h.text[s.start:s.end])} for s in sents]
@@ -144,11 +161,20 @@ def signals(question: str, hits: list[Hit], *, store: Store, corpus: str, filter
         for i in range(len(sents)):
             window = set().union(*sent_stems[max(0, i - 1): i + 2]) | head
             c = cover(window)
+            text = h.text[sents[max(0, i - 1)].start:sents[min(len(sents) - 1, i + 1)].end]
+            scored.append((c, text))
             if c > best:
                 best, best_text = c, h.text[sents[i].start:sents[i].end]
         all_stems |= set().union(*sent_stems) if sent_stems else set()
         all_stems |= head
     sig.coverage, sig.best_sentence = best, best_text
+    good = [t for c, t in scored if best and c >= 0.8 * best]
+    want = answer_type(question)
+    if want is not None:
+        sig.type_missing = float(not any(_has_type(t, want, question) for t in good))
+    q_stems = {stem(w) for w in words(question)}
+    content = [stem(w) for w in words(best_text) if w not in STOP_WORDS and len(w) > 2]
+    sig.novelty = sum(w not in q_stems for w in content) / len(content) if content else 0.0
     sig.hit_coverage = cover(all_stems)
     direct = [h for h in hits if not h.via]
     if direct:
@@ -156,6 +182,38 @@ def signals(question: str, hits: list[Hit], *, store: Store, corpus: str, filter
     if qvec is not None and hit_vectors is not None and len(hit_vectors):
         sig.dense = float(max(hit_vectors @ qvec))
     return sig
+
+
+_WHEN = re.compile(r"^\W*(when|what (year|date|day|month|time)|which (year|date|day|month)|since when|how long ago)\b",
+                   re.I)
+_NUMBER = re.compile(r"\bhow (many|much|long|old|often|far|high|big|large|tall|fast)\b|\bwhat (percentage|number|"
+                     r"amount|age)\b", re.I)
+_WHO = re.compile(r"^\W*(who|whom|whose)\b", re.I)
+_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b|\b(january|february|march|april|may|june|july|august|september|"
+                   r"october|november|december|century|decade)\b", re.I)
+_DIGIT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
+                    r"fifty|hundred|thousand|million|billion|dozen|half|twice|once)\b", re.I)
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
+
+
+def answer_type(question: str) -> str | None:
+    """The kind of answer a question asks for, when its wording says: ``date``, ``number``, ``name``."""
+    if _WHEN.search(question):
+        return "date"
+    if _NUMBER.search(question):
+        return "number"
+    if _WHO.search(question):
+        return "name"
+    return None
+
+
+def _has_type(text: str, want: str, question: str) -> bool:
+    if want == "date":
+        return bool(_YEAR.search(text))
+    if want == "number":
+        return bool(_DIGIT.search(text))
+    q = {w.lower() for w in words(question)}
+    return any(m.group(0).lower() not in q for m in _NAME.finditer(text))
 
 
 def evidence_score(sig: GateSignals, model: dict | None = None) -> float:

@@ -186,7 +186,8 @@ def _gate(question: str, hits, units, qvec, vecs, run: _Run, *, store, corpus, s
     t = time.perf_counter()
     sig = gate_mod.signals(question, hits, store=store, corpus=corpus, filters=settings.retrieval().filters,
                            qvec=qvec, hit_vectors=vecs)
-    d = gate_mod.decide(sig, hits=hits)
+    profile = gate_mod.gate_profile(store.corpus(corpus).adapter)
+    d = gate_mod.decide(sig, hits=hits, model=profile)
     if d.verdict == "borderline":
         if llm is not None:
             try:
@@ -194,10 +195,10 @@ def _gate(question: str, hits, units, qvec, vecs, run: _Run, *, store, corpus, s
                 d.judge = llm.judge_model
             except LLMError as e:
                 run.notes.append(f"LLM judge unavailable ({e}); the offline judge decided")
-                ok, why = gate_mod.offline_judge(sig)
+                ok, why = gate_mod.offline_judge(sig, profile)
                 d.judge = "offline"
         else:
-            ok, why = gate_mod.offline_judge(sig)
+            ok, why = gate_mod.offline_judge(sig, profile)
             d.judge = "offline"
         d.verdict = "pass" if ok else "weak"
         d.reason = f"borderline ({d.score:.2f}); {d.judge} judge: {why}"
