@@ -72,4 +72,4 @@ else:
     st.info(f"Ask a question about **{corpus}**. The pipeline trace appears live; then select a claim to see "
             "its quote inside the source.", icon=":material/lightbulb:")
 
-R.warm_embedder()
+R.safe(R.warm_embedder, what="Loading the embedding model")
