@@ -88,6 +88,16 @@ def _language_problem(question: str) -> str | None:
     return None
 
 
+_SCORERS: dict[str, Scorer] = {}
+
+
+def _scorer(name: str) -> Scorer:
+    """Scorers by name, built once per process (the learned scorer reads its coefficients file)."""
+    if name not in _SCORERS:
+        _SCORERS[name] = make_scorer(name)
+    return _SCORERS[name]
+
+
 class _Memo:
     """The run's embedder, remembering single texts: retrieval and the gate both need the question's
     vector, and a second forward pass is the slowest thing a warm ask would do."""
@@ -247,7 +257,7 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
         raise QueryError("the question is empty; type what you want to know")
     question = " ".join(question.split())
     info = store.corpus(corpus)  # CorpusNotFound names the corpora that exist
-    scorer = scorer or make_scorer(s.scorer)
+    scorer = scorer or _scorer(s.scorer)
     embedder = _Memo(embedder) if embedder is not None else None
     models = {"embedder": embedder.model_id if embedder else "none (BM25 only)", "scorer": scorer.name,
               "judge": llm.judge_model if llm else "offline", "writer": "", "decomposer": ""}
