@@ -218,7 +218,9 @@ def verify_answer(answer: str, sources: dict[str, str], *, scorer: Scorer | None
             best: tuple[str, Anchor] | None = None
             for sid in seg.cite_ids or list(sources):
                 try:
-                    a = best_anchor(atom, sources[sid], scorer=scorer, embedder=embedder, used=used[sid])
+                    # atoms=False: the claim was split into atoms just above.
+                    a = best_anchor(atom, sources[sid], scorer=scorer, embedder=embedder, used=used[sid],
+                                    atoms=False)
                 except InputError:
                     continue
                 if a is not None and (best is None or (a.supported, a.score) > (best[1].supported, best[1].score)):

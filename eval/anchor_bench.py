@@ -1,6 +1,6 @@
 """Anchoring benchmark: Anchor's ``best_anchor`` vs. the anchorcite baseline, side by side in one run.
 
-    python -m eval.anchor_bench [--scorer learned|lexical] [--no-embedder] [--limit N]
+    python -m eval.anchor_bench [--scorer learned|lexical] [--embedder] [--limit N]
                                 [--sweep-threshold] [--show-errors N] [--no-baseline]
 
 Measures, on the bench data in ``../shared/data/bench`` (skipped with a note, exit 0, when absent):
@@ -16,7 +16,8 @@ Measures, on the bench data in ``../shared/data/bench`` (skipped with a note, ex
      not in P/R: WiCE counts them as neither);
    * exact: returned anchors (on the scored claims) with ``source[start:end] == quote``;
    * touches gold: of the true-supported claims predicted supported, the share whose
-     ``[start, end)`` overlaps at least one sentence of any annotated supporting set;
+     ``[start, end)`` or one of whose extra spans overlaps at least one sentence of any annotated
+     supporting set;
    * seconds: wall time of the anchoring loop, models loaded and warmed first.
 
 2. **anchorcite 0.1.0** (core install, its ``LexicalScorer``; ``pip install anchorcite==0.1.0``)
@@ -173,16 +174,23 @@ class Pred:
     method: str | None = None
     reasons: list[str] = field(default_factory=list)
     error: str | None = None
+    extra: list[tuple[int, int]] = field(default_factory=list)
+    """Offsets of secondary evidence spans (Anchor.extra_spans), if any."""
+    extra_quotes: list[str] = field(default_factory=list)
 
     @property
     def returned(self) -> bool:
         return self.start is not None and self.end is not None
 
     def exact(self, source: str) -> bool:
-        return self.returned and source[self.start:self.end] == self.quote
+        """The quote and every extra span are ``source[start:end]``."""
+        return (self.returned and source[self.start:self.end] == self.quote
+                and all(source[s:e] == q for (s, e), q in zip(self.extra, self.extra_quotes, strict=True)))
 
     def overlaps(self, spans: Iterable[tuple[int, int]]) -> bool:
-        return self.returned and any(self.start < e and s < self.end for s, e in spans)
+        """The quote or one of the extra spans overlaps one of ``spans``."""
+        mine = [(self.start, self.end), *self.extra] if self.returned else []
+        return any(a < e and s < b for s, e in spans for a, b in mine)
 
 
 Anchorer = Callable[[str, str], Pred]
@@ -287,7 +295,8 @@ def anchor_anchorer(scorer: Any, embedder: Any) -> Anchorer:
         a = best_anchor(claim, source, scorer=scorer, embedder=embedder)
         if a is None:
             return Pred()
-        return Pred(a.supported, a.start, a.end, a.quote, float(a.score), a.method, list(a.reasons))
+        return Pred(a.supported, a.start, a.end, a.quote, float(a.score), a.method, list(a.reasons),
+                    extra=[(x.start, x.end) for x in a.extra_spans], extra_quotes=[x.quote for x in a.extra_spans])
 
     return run
 
@@ -478,7 +487,9 @@ def build(scorer_name: str, use_embedder: bool, embed_cache: Path | None = None)
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m eval.anchor_bench", description=__doc__.split("\n\n")[0])
     p.add_argument("--scorer", choices=["learned", "lexical"], default="learned")
-    p.add_argument("--no-embedder", action="store_true", help="no MiniLM: BM25 candidates only")
+    p.add_argument("--embedder", action="store_true",
+                   help="add MiniLM (dense candidates and the embedding feature); about 18 minutes on 2 cores")
+    p.add_argument("--no-embedder", action="store_true", help="the default (kept for old scripts)")
     p.add_argument("--limit", type=int, default=None, help="first N rows of each data file")
     p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the bench data folder")
     p.add_argument("--sweep-threshold", action="store_true",
@@ -502,7 +513,7 @@ def main(argv: list[str] | None = None) -> int:
     started = dt.datetime.now().astimezone()
     mach_start = machine()
     try:
-        scorer, embedder, label = build(args.scorer, not args.no_embedder, args.embed_cache)
+        scorer, embedder, label = build(args.scorer, args.embedder and not args.no_embedder, args.embed_cache)
     except Exception as err:  # noqa: BLE001 - say what is missing and stop
         print(f"error: cannot build the {args.scorer} scorer: {type(err).__name__}: {err}", file=sys.stderr)
         return 2
@@ -622,6 +633,7 @@ def _progress(done: int, secs: float) -> None:
 def _compact(p: Pred) -> dict[str, Any]:
     d = asdict(p)
     d.pop("quote")
+    d.pop("extra_quotes")
     d["reasons"] = d["reasons"][:3]
     return {k: v for k, v in d.items() if v not in (None, [])}
 

@@ -94,3 +94,60 @@ def test_index_is_cached_per_source():
 ])
 def test_decompose(claim, atoms):
     assert decompose(claim) == atoms
+
+
+DATELINE_SOURCE = (
+    "Published 7:33 a.m. ET Aug. 10, 2014\n"
+    "The weather in the valley was mild all week.\n"
+    "Local bakeries reported record sales of bread.\n"
+    "The council met to discuss the parking rules.\n"
+    "Regan Smith replaced Tony Stewart in the race at Watkins Glen on Sunday.\n"
+)
+
+
+def test_a_missing_date_is_taken_from_a_dateline_as_an_extra_span():
+    claim = "Regan Smith took the place of Tony Stewart at Watkins Glen in 2014."
+    with_extra = best_anchor(claim, DATELINE_SOURCE, scorer=make_scorer("lexical"))
+    without = best_anchor(claim, DATELINE_SOURCE, scorer=make_scorer("lexical"), multi_span=False)
+    assert without is not None and "number_mismatch" in without.flags
+    assert with_extra is not None and with_extra.score > without.score and "number_mismatch" not in with_extra.flags
+    assert "Regan Smith replaced" in with_extra.quote
+    assert len(with_extra.extra_spans) == 1 and "Aug. 10, 2014" in with_extra.extra_spans[0].quote
+    for span in [with_extra, *with_extra.extra_spans]:
+        assert DATELINE_SOURCE[span.start:span.end] == span.quote
+
+
+def test_nearly_verbatim_quote_with_another_number_is_scored_not_passed():
+    claim = "In 2019 Regan Smith replaced Tony Stewart in the race at Watkins Glen."
+    a = best_anchor(claim, DATELINE_SOURCE, scorer=make_scorer("lexical"), multi_span=False)
+    assert a is not None and a.method != "verbatim" and not a.supported and "number_mismatch" in a.flags
+
+
+def test_extra_spans_only_bring_numbers_not_names():
+    # The name is elsewhere, but no number is missing: no extra span (names found elsewhere led to false passes).
+    src = "Tony Stewart won many races.\nThe weather was mild.\nThe bakery sold bread.\nSmith drove the car on Sunday."
+    a = best_anchor("Smith drove the car of Tony Stewart on Sunday.", src, scorer=make_scorer("lexical"))
+    assert a is not None and a.extra_spans == []
+
+
+def test_quote_is_shrunk_to_the_sentence_that_carries_the_claim():
+    src = ("Member States shall lay down the rules on penalties. They shall notify the Commission. "
+           "The rules shall be effective and proportionate.")
+    scorer = make_scorer("lexical")
+    a = best_anchor("Member States set the rules on penalties.", src, scorer=scorer)
+    full = best_anchor("Member States set the rules on penalties.", src, scorer=scorer, shrink_margin=None)
+    assert a is not None and a.quote == "Member States shall lay down the rules on penalties."
+    assert len(a.quote) <= len(full.quote) and src[a.start:a.end] == a.quote
+
+
+def test_compound_claim_is_supported_only_when_every_atom_is():
+    claim = "Member States shall lay down the rules on penalties; the fines are paid to the United Nations."
+    a = best_anchor(claim, SOURCE, scorer=make_scorer("lexical"))
+    assert a is not None and not a.supported
+    assert any("United Nations" in r for r in a.reasons)
+    whole = best_anchor("Member States shall lay down the rules on penalties applicable to infringements; "
+                        "the Commission may adopt guidelines on the calculation of fines.", SOURCE,
+                        scorer=make_scorer("lexical"))
+    assert whole is not None and whole.supported
+    for span in [whole, *whole.extra_spans]:
+        assert SOURCE[span.start:span.end] == span.quote

@@ -35,6 +35,7 @@ LEXICAL_FEATURES = (
     "numbers_missing",    # hypothesis quantities/amounts/day numbers absent from the premise (capped at 3)
     "years_conflict",     # hypothesis years absent from a premise that states another year (capped at 3)
     "years_missing",      # hypothesis years absent from a premise that states no year at all (capped at 3)
+    "numbers_detached",   # hypothesis counts/amounts the premise states only away from the words they qualify
     "negation_mismatch",  # not/no/never/without on one side only, around matched content
     "modality_mismatch",  # shall/must on one side, may/can/should on the other, around matched content
     "qualifier_dropped",  # unless/except/provided that/only if/... in the premise, not in the hypothesis
@@ -47,7 +48,8 @@ ALL_FEATURES = LEXICAL_FEATURES + (EMBEDDING_FEATURE,)
 # Feature values of a premise that states the hypothesis word for word: explain() measures how far
 # each feature is from this and reports the ones that cost score.
 IDEAL = {"cov_uni": 1.0, "cov_bi": 1.0, "missing_share": 0.0, "missing_run": 0.0, "numbers_missing": 0.0,
-         "years_conflict": 0.0, "years_missing": 0.0, "negation_mismatch": 0.0, "modality_mismatch": 0.0,
+         "years_conflict": 0.0, "years_missing": 0.0, "numbers_detached": 0.0, "negation_mismatch": 0.0,
+         "modality_mismatch": 0.0,
          "qualifier_dropped": 0.0, "entity_cov": 1.0, EMBEDDING_FEATURE: 1.0}
 
 QUALIFIERS = (("without", "prejudice", "to"), ("provided", "that"), ("only", "if"), ("only", "where"),
@@ -68,6 +70,7 @@ class PairAnalysis:
     missing_words: list[str] = field(default_factory=list)
     missing_numbers: list[tuple[str, bool]] = field(default_factory=list)  # (surface, is an amount), not years
     missing_years: list[str] = field(default_factory=list)
+    detached_numbers: list[str] = field(default_factory=list)
     missing_entities: list[str] = field(default_factory=list)
     negation: str | None = None
     modality: tuple[str, str] | None = None  # (source modal, claim modal)
@@ -110,13 +113,46 @@ def is_year(token: Token) -> bool:
     return token.kind == "number" and not token.amount and re.fullmatch(r"1\d{3}|20\d{2}|2100", token.text) is not None
 
 
-def _numbers_missing(premise: list[Token], hypothesis: list[Token]) -> list[Token]:
-    prem = {t.key for t in premise if t.kind == "number"}
-    out: dict[str, Token] = {}
-    for t in hypothesis:
-        if t.kind == "number" and t.key not in prem and t.key not in out:
-            out[t.key] = t
-    return list(out.values())
+def _unit_word(tokens: list[Token], i: int, reach: int = 2) -> str | None:
+    """The content word a number counts ("three *years*"), else the one before it ("*scored* 5"), within
+    ``reach`` words and the same clause."""
+    if i + 1 < len(tokens) and tokens[i + 1].text == "%":
+        return None  # a percentage counts nothing nearby
+    for step in (1, -1):
+        j, seen = i + step, 0
+        while 0 <= j < len(tokens) and seen < reach:
+            t = tokens[j]
+            if t.kind == "punct":
+                if t.text in ".!?;:":
+                    break
+            elif t.content and t.kind == "word":
+                return t.key
+            seen += t.kind != "punct"
+            j += step
+    return None
+
+
+def _numbers_missing(premise: list[Token], hypothesis: list[Token]) -> tuple[list[Token], list[Token]]:
+    """Hypothesis numbers the premise does not state, and those it states only away from the word they count
+    in the hypothesis ("three years" is not the "3" of "3 Idiots"). Years are never detached: a dateline
+    states a year with no other word."""
+    where: dict[str, list[int]] = {}
+    for j, t in enumerate(premise):
+        if t.kind == "number":
+            where.setdefault(t.key, []).append(j)
+    missing: dict[str, Token] = {}
+    detached: dict[str, Token] = {}
+    for i, t in enumerate(hypothesis):
+        if t.kind != "number" or t.key in missing or t.key in detached:
+            continue
+        found = where.get(t.key, [])
+        if not found:
+            missing[t.key] = t
+        elif not is_year(t):
+            unit = _unit_word(hypothesis, i)
+            if unit is not None and not any(unit in neighbourhood(premise, j, 3, 3) for j in found):
+                detached[t.key] = t
+    return list(missing.values()), list(detached.values())
 
 
 def _negation(premise: list[Token], hypothesis: list[Token]) -> str | None:
@@ -133,8 +169,14 @@ def _negation(premise: list[Token], hypothesis: list[Token]) -> str | None:
         shared = near & prem_keys
         if shared and not any(nb & shared for _, nb in prem_any):
             return f"negation differs: claim says '{phrase_at(hypothesis, i)}', source does not"
+    # A source negation counts only in the source sentence that states most of the claim: a multi-sentence
+    # premise is full of negations next to a claim word or two in sentences that say something else.
+    per_sentence = _sentence_keys(premise)
+    best = max((len(keys & hyp_keys) for keys in per_sentence.values()), default=0)
     for j, near in prem_neg:
         shared = near & hyp_keys
+        if len(per_sentence.get(premise[j].sentence, set()) & hyp_keys) < best:
+            continue
         # Two shared words make it the same statement rather than a neighbouring one.
         if len(shared) >= min(2, len(hyp_keys)) and not any(nb & shared for _, nb in hyp_any):
             return f"negation differs: source says '{phrase_at(premise, j)}'"
@@ -179,11 +221,22 @@ def _qualifier_dropped(premise: list[Token], hypothesis: list[Token]) -> str | N
         return None
     hyp_keys = {t.key for t in hypothesis if t.content}
     need = min(2, len(hyp_keys)) or 1
+    per_sentence = _sentence_keys(premise)
+    best = max((len(keys & hyp_keys) for keys in per_sentence.values()), default=0)
     for j, phrase in _qualifiers(premise):
-        sentence = {t.key for t in premise if t.sentence == premise[j].sentence and t.content}
-        if len(sentence & hyp_keys) >= need:
+        shared = len(per_sentence.get(premise[j].sentence, set()) & hyp_keys)
+        # Only in the sentence that states most of the claim, as for negations.
+        if shared >= need and shared >= best:
             return phrase
     return None
+
+
+def _sentence_keys(tokens: list[Token]) -> dict[int, set[str]]:
+    out: dict[int, set[str]] = {}
+    for t in tokens:
+        if t.content:
+            out.setdefault(t.sentence, set()).add(t.key)
+    return out
 
 
 def _entities(hypothesis: list[Token], premise_keys: set[str]) -> tuple[float, list[str]]:
@@ -210,7 +263,7 @@ def pair_features(premise: str, hypothesis: str, cosine: float | None = None) ->
     distinct = {t.key for t in hyp_content}
     missing_keys = {t.key for t in missing if t.content}
     n_hyp, n_prem = len(hyp_content), sum(t.content for t in p)
-    numbers = _numbers_missing(p, h)
+    numbers, detached = _numbers_missing(p, h)
     premise_has_year = any(is_year(t) for t in p)
     negation = _negation(p, h)
     modality = _modality(p, h)
@@ -224,6 +277,7 @@ def pair_features(premise: str, hypothesis: str, cosine: float | None = None) ->
         "numbers_missing": float(min(sum(not is_year(t) for t in numbers), 3)),
         "years_conflict": float(min(sum(is_year(t) for t in numbers), 3)) if premise_has_year else 0.0,
         "years_missing": 0.0 if premise_has_year else float(min(sum(is_year(t) for t in numbers), 3)),
+        "numbers_detached": float(min(len(detached), 3)),
         "negation_mismatch": float(negation is not None),
         "modality_mismatch": float(modality is not None),
         "qualifier_dropped": float(qualifier is not None),
@@ -240,6 +294,7 @@ def pair_features(premise: str, hypothesis: str, cosine: float | None = None) ->
     return PairAnalysis(values=values, missing_words=words,
                         missing_numbers=[(t.text, t.amount) for t in numbers if not is_year(t)],
                         missing_years=[t.text for t in numbers if is_year(t)],
+                        detached_numbers=[t.text for t in detached],
                         missing_entities=ents_missing, negation=negation, modality=modality, qualifier=qualifier)
 
 
@@ -251,6 +306,9 @@ def reasons_for(analysis: PairAnalysis, feature: str) -> list[str]:
         return [f"{'amount' if amount else 'number'} {text} not in source" for text, amount in a.missing_numbers]
     if feature in {"years_missing", "years_conflict"}:
         return [f"number {text} not in source" for text in a.missing_years]
+    if feature == "numbers_detached":
+        return [f"number {text} is in source, but not next to the words it qualifies in the claim"
+                for text in a.detached_numbers]
     if feature == "negation_mismatch":
         return [a.negation] if a.negation else []
     if feature == "modality_mismatch":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from anchor_core.text import STOP_WORDS
 
@@ -32,7 +33,7 @@ _TOKEN = re.compile(
     r"""(?P<number>(?<![\w.,])(?:\d{1,3}(?:[ \u00a0\u202f]\d{3}(?!\d))+|\d+)(?:[.,]\d+)*)(?:st|nd|rd|th|s)?(?!\w)
       | (?P<word>[^\W_]+(?:['’][^\W_]+)*)
       | (?P<punct>[.!?;:,()])
-      | (?P<symbol>[$€£])""",
+      | (?P<symbol>[$€£%])""",
     re.VERBOSE | re.UNICODE)
 _SYNONYMS = {"must": "shall"}
 _SENTENCE_END = frozenset(".!?")
@@ -51,6 +52,7 @@ class Token:
     amount: bool = False  # a number with a currency or a scale word
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A small Porter-like stemmer: plural, -ing, -ed, -ly, final e; enough to match inflections.
 
@@ -107,9 +109,31 @@ def number_key(value: float) -> str:
     return "#" + (str(int(value)) if value == int(value) else repr(round(value, 6)))
 
 
+def _range_end(text: str, matches: list[re.Match[str]], i: int, value: float) -> float:
+    """``19`` in ``2018–19`` (a year range written short) is the year 2019."""
+    if i == 0 or not re.fullmatch(r"\d\d", matches[i].group()):
+        return value
+    prev = matches[i - 1]
+    if prev.lastgroup != "number" or not re.fullmatch(r"(1\d|20)\d\d", prev.group()):
+        return value
+    if not re.fullmatch(r"[-–—/]", text[prev.end():matches[i].start()]):
+        return value
+    if re.match(r"[-–—/.]\d", text[matches[i].end():]):  # an ISO date such as 2004-10-19
+        return value
+    full = int(prev.group()[:2] + matches[i].group())
+    return float(full) if full > int(prev.group()) else value
+
+
 def analyse(text: str) -> list[Token]:
     """Tokens of ``text`` in order. Scale words and currencies are folded into the number they frame."""
-    raw = [(m.lastgroup, m.group()) for m in _TOKEN.finditer(text)]
+    return list(_analyse(text))
+
+
+@lru_cache(maxsize=4096)
+def _analyse(text: str) -> tuple[Token, ...]:
+    # Anchoring scores the same windows and claims many times over (candidates, atoms, shrinking).
+    matches = list(_TOKEN.finditer(text))
+    raw = [(m.lastgroup, m.group()) for m in matches]
     out: list[Token] = []
     sentence = 0
     i = 0
@@ -128,6 +152,7 @@ def analyse(text: str) -> list[Token]:
             continue
         if kind == "number" or (low in _NUMBER_WORDS and kind == "word"):
             value = parse_number(re.sub(r"(st|nd|rd|th|s)$", "", surface)) if kind == "number" else _NUMBER_WORDS[low]
+            value = _range_end(text, matches, i, value)
             text_parts = [surface]
             amount = i > 0 and raw[i - 1][1].lower() in _CURRENCY
             if i + 1 < len(raw) and raw[i + 1][0] == "word" and raw[i + 1][1].lower() in _SCALES:
@@ -146,7 +171,7 @@ def analyse(text: str) -> list[Token]:
         content = bool(key) and low not in STOP_WORDS and low not in _UNIT_WORDS and key not in STOP_WORDS
         out.append(Token(surface, key, "word", content, sentence))
         i += 1
-    return out
+    return tuple(out)
 
 
 def content_keys(tokens: list[Token]) -> list[str]:

@@ -66,3 +66,15 @@ def test_entities_and_missing_words():
     b = pair_features("The regulation protects personal data.", "The regulation protects sensitive health data.")
     assert b.values["cov_uni"] == 0.6
     assert reasons_for(b, "cov_uni") == ["claim words not in source: 'sensitive', 'health'"]
+
+
+def test_negation_and_qualifier_count_only_in_the_sentence_that_states_the_claim():
+    from anchor_core.scorers.features import pair_features
+
+    claim = "The committee approved the new budget for the school."
+    premise = ("The committee approved the new budget for the school on Monday. "
+               "The committee did not approve the school trip, unless parents pay.")
+    a = pair_features(premise, claim)
+    assert a.negation is None and a.qualifier is None
+    flipped = pair_features("The committee did not approve the new budget for the school.", claim)
+    assert flipped.negation is not None

@@ -40,3 +40,10 @@ def test_split_sentences():
 
 def test_must_and_shall_match():
     assert [t.key for t in analyse("must")] == [t.key for t in analyse("shall")]
+
+
+def test_short_year_range_is_the_full_year_but_iso_dates_are_not():
+    from anchor_core.scorers.text import analyse
+
+    keys = [t.key for t in analyse("the 2018–19 season, 2018-2019, 2004-10-19, a 5-4 win") if t.kind == "number"]
+    assert keys == ["#2018", "#2019", "#2018", "#2019", "#2004", "#10", "#19", "#5", "#4"]
