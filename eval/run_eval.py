@@ -21,7 +21,8 @@ Claims are anchored in every configuration so faithfulness can be measured; "ver
 failed verification changes the outcome (a refusal when no claim is supported).
 
 Metrics per set and configuration: answer hit rate (answered, and every gold unit among the
-sources) for single- and multi-hop questions, correct refusals (unanswerable refused), false
+sources) for single- and multi-hop questions, answer in gold (answered, and a supported claim of
+the answer is anchored in a gold unit), correct refusals (unanswerable refused), false
 refusals (answerable refused), faithfulness (supported / all claims of answered questions),
 exact offsets (``unit.text[start:end] == quote`` re-checked from the store), p50 latency.
 
@@ -73,6 +74,8 @@ class Outcome:
     ms: float
     gate: float | None
     signals: dict
+    in_gold: bool = False
+    """A supported claim of the answer is anchored in a gold unit."""
 
 
 def clapnq_set(limit: int | None = None) -> tuple[EvalSet, ParsedCorpus] | None:
@@ -121,9 +124,10 @@ def run_question(store, embedder, corpus: str, q: Question, cfg: dict) -> Outcom
     anchors = [c.anchor for c in r.claims if c.anchor]
     stored = store.get_units(corpus, sorted({a.unit_id for a in anchors}))
     exact = sum(a.unit_id in stored and stored[a.unit_id].text[a.start:a.end] == a.quote for a in anchors)
+    in_gold = any(c.supported and c.anchor and c.anchor.unit_id in q.gold for c in r.claims)
     return Outcome(q.qid, q.kind, r.refused, r.reason_code, bool(q.gold) and all(g in units for g in q.gold),
                    len(r.claims), sum(c.supported for c in r.claims), exact, ms,
-                   r.gate.score if r.gate else None, r.gate.signals if r.gate else {})
+                   r.gate.score if r.gate else None, r.gate.signals if r.gate else {}, in_gold)
 
 
 def summarise(outs: list[Outcome]) -> dict:
@@ -141,6 +145,7 @@ def summarise(outs: list[Outcome]) -> dict:
         "hit_single": rate([o for o in ans if o.kind == "single"], lambda o: not o.refused and o.hit),
         "hit_multi": rate([o for o in ans if o.kind == "multi"], lambda o: not o.refused and o.hit),
         "answered": rate(ans, lambda o: not o.refused),
+        "answer_in_gold": rate(ans, lambda o: not o.refused and o.in_gold),
         "correct_refusals": rate(una, lambda o: o.refused),
         "false_refusals": rate(ans, lambda o: o.refused),
         "faithfulness": round(sum(o.supported for o in answered) / claims, 3) if claims else None,
@@ -150,7 +155,8 @@ def summarise(outs: list[Outcome]) -> dict:
     }
 
 
-COLUMNS = ["set", "config", "answerable", "unanswerable", "hit_single", "hit_multi", "answered", "correct_refusals",
+COLUMNS = ["set", "config", "answerable", "unanswerable", "hit_single", "hit_multi", "answered", "answer_in_gold",
+           "correct_refusals",
            "false_refusals", "faithfulness", "exact_offsets", "p50_ms", "elapsed_s"]
 
 

@@ -25,11 +25,11 @@ def test_ablation_writes_a_table_with_every_metric(tmp_path):
 
 
 def test_unanswerable_rows_count_as_refusals():
-    outs = [run_eval.Outcome("a", "single", False, None, True, 2, 2, 2, 10.0, 0.9, {}),
+    outs = [run_eval.Outcome("a", "single", False, None, True, 2, 2, 2, 10.0, 0.9, {}, True),
             run_eval.Outcome("b", "multi", True, "not_answered", False, 0, 0, 0, 20.0, 0.1, {}),
             run_eval.Outcome("c", "unanswerable", True, "term_missing", False, 0, 0, 0, 30.0, 0.0, {}),
             run_eval.Outcome("d", "unanswerable", False, None, False, 1, 0, 1, 40.0, 0.7, {})]
     s = run_eval.summarise(outs)
-    assert s["hit_single"] == 1.0 and s["hit_multi"] == 0.0
+    assert s["hit_single"] == 1.0 and s["hit_multi"] == 0.0 and s["answer_in_gold"] == 0.5
     assert s["correct_refusals"] == 0.5 and s["false_refusals"] == 0.5
     assert s["faithfulness"] == round(2 / 3, 3) and s["exact_offsets"] == "3/3" and s["p50_ms"] == 25.0

@@ -68,8 +68,11 @@ class ExtractiveWriter:
         self.min_gain = min_gain
 
     def write(self, question: str, sources: list[Source], terms: list[str], weights: dict[str, float]) -> Draft:
+        from anchor_core.ask.gate import _has_type, answer_type
+
         q = {stem(t): weights.get(t, 1.0) for t in terms}
         total = sum(q.values()) or 1.0
+        want = answer_type(question) or ("number" if _AMOUNT.search(question) else None)
         scored: list[tuple[float, int, str, set[str]]] = []
         for rank, s in enumerate(sources):
             for sent in sentences(s.text):
@@ -78,8 +81,12 @@ class ExtractiveWriter:
                     continue
                 st = {stem(w) for w in words(text)} | {stem(w) for w in words(s.heading)}
                 cov = sum(w for t, w in q.items() if t in st) / total
+                # a "how much / when / who" question wants a sentence holding an amount, a date, a name
+                typed = 0.1 if want is not None and _has_type(text, want, question) else 0.0
                 # direct hits first at equal coverage; a short, dense sentence beats a long one
-                scored.append((cov - 0.02 * rank - 0.0004 * len(text), s.n, text, st))
+                # the chunk's similarity to the question breaks ties between sentences covering as much
+                scored.append((cov + typed + 0.3 * s.score - 0.01 * rank - 0.0001 * min(len(text), 600), s.n, text,
+                               st))
         scored.sort(key=lambda x: -x[0])
         picked: list[tuple[int, str]] = []
         covered: set[str] = set()
@@ -102,6 +109,8 @@ class ExtractiveWriter:
         return Draft(answer=answer, claims=claims, writer=self.name)
 
 
+_AMOUNT = re.compile(r"\b(maximum|minimum|highest|lowest|largest|smallest|up to|at most|at least|amount|fine|fines|"
+                     r"penalty|penalties|deadline|period|percentage|threshold)\b", re.I)
 _ENUM = re.compile(r"^\s*(?:\(?[a-z]{1,4}\)|\(?\d{1,3}[.)]|\d+(?:\.\d+)+\.?)\s+")
 
 
