@@ -354,6 +354,11 @@ def _decompose(draft: Draft, run: _Run, *, llm: LLM | None) -> tuple[list[DraftC
                 return claims, f"llm:{llm.judge_model}"
         except LLMError as e:
             run.notes.append(f"LLM decomposition failed ({e}); split by rules")
+    if draft.writer == "extractive":
+        # A quoted source sentence is one claim: its verbatim anchor proves all of it, and splitting it
+        # would only make fragments such as "to evaluate candidates".
+        run.emit("decompose", f"{len(draft.claims)} quoted sentences, each checked whole", t0=t)
+        return list(draft.claims), "none (quoted sentences)"
     out = [DraftClaim(text=a, cited=c.cited) for c in draft.claims for a in _atoms(c.text)]
     run.emit("decompose", f"split the answer into {len(out)} claims (rules)", t0=t)
     return out, "rules"
