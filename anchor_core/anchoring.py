@@ -41,7 +41,7 @@ from rapidfuzz import fuzz
 from anchor_core.embeddings import Embedder
 from anchor_core.errors import AnchorError
 from anchor_core.fusion import rrf
-from anchor_core.normalize import normalize
+from anchor_core.normalize import Normalized, normalize
 from anchor_core.scorers import Scorer, make_scorer
 from anchor_core.scorers.features import pair_features
 from anchor_core.scorers.text import analyse, stem
@@ -133,6 +133,7 @@ class SourceIndex:
     _by_range: dict[tuple[int, int], Window] | None = field(default=None, repr=False)
     _window_postings: dict[str, list[tuple[int, int]]] | None = field(default=None, repr=False)
     _lengths: list[int] = field(default_factory=list, repr=False)
+    _norm: dict[str, Normalized] | None = field(default=None, repr=False)
 
     def sentence_keys(self) -> list[frozenset[str]]:
         """Match keys (stems, number values) of each sentence, as the scorers see them."""
@@ -153,6 +154,14 @@ class SourceIndex:
     def keys_of(self, first: int, last: int) -> set[str]:
         keys = self.sentence_keys()
         return set().union(*keys[first:last + 1])
+
+    def normalized(self, text: str) -> Normalized:
+        """``normalize(text)`` of the source or one of its windows, kept: every claim reuses it."""
+        if self._norm is None:
+            self._norm = {}
+        if text not in self._norm:
+            self._norm[text] = normalize(text)
+        return self._norm[text]
 
     def window(self, first: int, last: int) -> Window:
         if self._by_range is None:
@@ -246,14 +255,14 @@ def verbatim(claim: str, idx: SourceIndex, candidates: list[Window]) -> tuple[in
     if len(norm_claim.split()) < VERBATIM_MIN_WORDS:
         return None
     norm_claim = norm_claim.rstrip(".;:,")
-    src = normalize(idx.text)
+    src = idx.normalized(idx.text)
     pos = src.text.lower().find(norm_claim.lower())
     if pos >= 0:
         s, e = src.to_original(pos, pos + len(norm_claim))
         return s, e, 100.0
     best: tuple[int, int, float] | None = None
     for w in candidates:
-        wn = normalize(w.text)
+        wn = idx.normalized(w.text)
         if len(wn.text) < len(norm_claim):
             continue  # partial_ratio aligns the shorter string: the claim must be the one found
         al = fuzz.partial_ratio_alignment(norm_claim.lower(), wn.text.lower(), score_cutoff=VERBATIM_MIN_RATIO)
