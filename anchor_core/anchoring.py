@@ -341,9 +341,15 @@ def _needs(claim: str) -> dict[str, float]:
 
 def extra_sentences(idx: SourceIndex, needs: dict[str, float], first: int, last: int,
                     max_extra: int = MAX_EXTRA) -> list[int]:
-    """Sentences outside ``[first, last]`` that hold what the window lacks: greedily, the one holding the most
-    missing claim content (a number or date weighs most, then a name), up to ``max_extra``. A sentence must
-    bring a number, a name or two content words (``MIN_EXTRA_GAIN``) to be added."""
+    r"""Sentences outside ``[first, last]`` that hold what the window lacks: greedily, the one holding the most
+    missing claim content (a number or date weighs most), up to ``max_extra``. A sentence is added only when
+    it holds a missing number of the claim (``EXTRA_NEEDS_NUMBER``) and brings at least ``MIN_EXTRA_GAIN``.
+
+    >>> idx = source_index("Published Aug. 10, 2014\nThe weather was mild.\nSmith replaced Stewart at the Glen.")
+    >>> w, needs = idx.windows[-1], _needs("In 2014 Smith replaced Stewart.")  # the last sentence alone
+    >>> [idx.sentences[i].text for i in extra_sentences(idx, needs, w.first, w.last)]
+    ['Published Aug. 10, 2014']
+    """
     have = idx.keys_of(first, last)
     missing = {k: w for k, w in needs.items() if k not in have}
     chosen: list[int] = []
