@@ -551,8 +551,9 @@ def anchor_claim(claim: str, source_text: str, **options) -> Anchor | None:
     """Anchor one claim in one source; ``None`` when nothing in the source supports it.
 
     Options: ``scorer`` (a Scorer; default the learned scorer), ``embedder`` (adds dense
-    candidate search and the embedding feature), ``used`` (sentence indexes already taken by
-    other claims of the same answer).
+    candidate search and the embedding feature; none by default), ``used`` (sentence indexes
+    already taken by other claims of the same answer), ``multi_span``, ``atoms`` and
+    ``shrink_margin`` (see :func:`best_anchor`).
 
     >>> a = anchor_claim("Member States shall lay down the rules on penalties.",
     ...                  "Intro. Member States shall lay down the rules on penalties. End.")
