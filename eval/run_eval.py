@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -176,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workspace", default=str(HERE / "results" / "cache"))
     ap.add_argument("--out", default=str(HERE / "results" / "ask_eval"), help="writes OUT.md and OUT.json")
     ap.add_argument("--dump", help="also write every question's outcome (JSONL) here")
+    argv = sys.argv[1:] if argv is None else argv
     args = ap.parse_args(argv)
 
     configs = [c for c in args.configs.split(",") if c]
@@ -209,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     print(md)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".md").write_text(f"# Ask ablation\n\n`python -m eval.run_eval {' '.join(argv or [])}`"
+    out.with_suffix(".md").write_text(f"# Ask ablation\n\n`python -m eval.run_eval {' '.join(argv)}`"
                                       f" (embedder {inner.model_id})\n\n{md}\n", encoding="utf-8")
     out.with_suffix(".json").write_text(json.dumps(rows, indent=2), encoding="utf-8")
     if args.dump:
