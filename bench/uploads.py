@@ -1,6 +1,6 @@
 """Upload benchmark: a generated 200-page text PDF through ``ingest_uploads`` end to end.
 
-    python -m bench.uploads [--pages 200] [--embedder minilm|hash]
+    python -m bench.uploads [--pages 200] [--embedder minilm|minilm-fp32|minilm-int8|hash]
 
 The PDF is made with reportlab: numbered clauses with sub-clauses and list items, a running
 header, a ``Page N of M`` footer and words hyphenated across line breaks, ~45 lines a page.
@@ -66,7 +66,8 @@ def make_pdf(pages: int) -> bytes:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pages", type=int, default=200)
-    ap.add_argument("--embedder", choices=["minilm", "hash"], default=os.environ.get("ANCHOR_EMBEDDER", "minilm"))
+    ap.add_argument("--embedder", choices=["minilm", "minilm-fp32", "minilm-int8", "hash"],
+                    default=os.environ.get("ANCHOR_EMBEDDER", "minilm"))
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "uploads.json"))
     args = ap.parse_args(argv)
 
@@ -100,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         "share_extract": round(extract_s / total, 3), "share_embed": round(embed_s / total, 3),
         "share_refs_and_store": round(rest / total, 3), "pdf_generation_s": round(gen_s, 2),
         "cpus": os.cpu_count(), "python": platform.python_version(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
     }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
@@ -108,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  extraction (pypdf, repair, structure) {extract_s:6.2f}s  {out['share_extract']:.0%}")
     print(f"  embedding                            {embed_s:6.2f}s  {out['share_embed']:.0%}")
     print(f"  references + store write             {rest:6.2f}s  {out['share_refs_and_store']:.0%}")
-    print(f"  structure: {res.structure}; repairs: {res.repairs}")
+    print(f"  structure: {res.structure}; repairs: {res.repairs}; load average {out['load_average']}")
     return 0
 
 
