@@ -194,3 +194,13 @@ def test_cli_ask_json_and_recheck(tmp_path, capsys, monkeypatch):
     assert main(["recheck", str(bad)]) == 2
     assert "is not an ask report" in capsys.readouterr().err
     assert main(["ask", " ", "--corpus", "drones"]) == 2
+
+
+def test_source_labels_read_like_the_document():
+    from anchor_core.ask.pipeline import unit_label
+    from tests.conftest import unit
+
+    assert unit_label(unit("article-6", "x", heading="Article 6"), "article-6", "2") == "Article 6(2)"
+    assert unit_label(unit("policy/6", "x", heading="6"), "policy/6", "6.2") == "§6.2"
+    assert unit_label(unit("policy/6", "x", heading="6"), "policy/6", None) == "§6"
+    assert unit_label(None, "annex-3", "4") == "annex-3(4)"

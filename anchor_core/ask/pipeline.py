@@ -130,7 +130,12 @@ class _Run:
 
 
 def unit_label(unit: Unit | None, unit_id: str, part: str | None) -> str:
+    """``Article 6(2)``, ``Annex III(4)``; a bare clause number (uploaded documents) reads ``§6.2``."""
     head = unit.heading if unit is not None else unit_id
+    if re.fullmatch(r"\d+(\.\d+)*", head):
+        if part and part.startswith(head + "."):
+            return f"§{part}"
+        head = f"§{head}"
     return f"{head}({part})" if part else head
 
 

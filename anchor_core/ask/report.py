@@ -166,7 +166,7 @@ class AskReport(BaseModel):
         if self.sources:
             out.append("sources")
             for s in self.sources:
-                where = f" p.{s.page}" if s.page else ""
+                where = (f" {s.document}" if s.document else "") + (f" p.{s.page}" if s.page else "")
                 follow = f" (followed from {s.followed_from})" if s.followed_from else ""
                 snippet = " ".join(s.text.split())[:90]
                 out.append(f"  [{s.n}] {s.label:<16}{where} score {s.score:.2f}{follow}  {snippet}…")
