@@ -43,8 +43,8 @@ from anchor_core.errors import AnchorError
 from anchor_core.fusion import rrf
 from anchor_core.normalize import Normalized, normalize
 from anchor_core.scorers import Scorer, make_scorer
-from anchor_core.scorers.features import pair_features
-from anchor_core.scorers.text import analyse, stem
+from anchor_core.scorers.features import is_year, pair_features, unit_word
+from anchor_core.scorers.text import analyse, neighbourhood, stem
 from anchor_core.segment import Sentence, sentences
 from anchor_core.text import STOP_WORDS, words
 
@@ -339,11 +339,36 @@ def _needs(claim: str) -> dict[str, float]:
     return out
 
 
+def _number_units(claim: str) -> dict[str, str]:
+    """Number key → the claim word it counts ("three *years*"), for the claim's counts and amounts (not years)."""
+    toks = analyse(claim)
+    out: dict[str, str] = {}
+    for i, t in enumerate(toks):
+        if t.kind == "number" and not is_year(t) and t.key not in out:
+            unit = unit_word(toks, i)
+            if unit is not None:
+                out[t.key] = unit
+    return out
+
+
+def _states_number(idx: SourceIndex, i: int, key: str, units: dict[str, str] | None) -> bool:
+    """Sentence ``i`` holds the number ``key``, next to the word it counts in the claim when it counts one."""
+    if key not in idx.sentence_keys()[i]:
+        return False
+    unit = (units or {}).get(key)
+    if unit is None:
+        return True
+    toks = analyse(idx.sentences[i].text)
+    return any(t.key == key and unit in neighbourhood(toks, j, 3, 3) for j, t in enumerate(toks))
+
+
 def extra_sentences(idx: SourceIndex, needs: dict[str, float], first: int, last: int,
-                    max_extra: int = MAX_EXTRA) -> list[int]:
+                    max_extra: int = MAX_EXTRA, units: dict[str, str] | None = None) -> list[int]:
     r"""Sentences outside ``[first, last]`` that hold what the window lacks: greedily, the one holding the most
     missing claim content (a number or date weighs most), up to ``max_extra``. A sentence is added only when
-    it holds a missing number of the claim (``EXTRA_NEEDS_NUMBER``) and brings at least ``MIN_EXTRA_GAIN``.
+    it holds a missing number of the claim (``EXTRA_NEEDS_NUMBER``) and brings at least ``MIN_EXTRA_GAIN``. With
+    ``units`` (:func:`_number_units`), a count or amount counts only where the sentence states it next to the
+    word it counts in the claim: the "1" of "April 1" is not the "1" of "Season 1".
 
     >>> idx = source_index("Published Aug. 10, 2014\nThe weather was mild.\nSmith replaced Stewart at the Glen.")
     >>> w, needs = idx.windows[-1], _needs("In 2014 Smith replaced Stewart.")  # the last sentence alone
@@ -357,14 +382,14 @@ def extra_sentences(idx: SourceIndex, needs: dict[str, float], first: int, last:
         gain: dict[int, float] = {}
         for k, w in missing.items():
             for i in idx.postings().get(k, ()):
-                if not first <= i <= last and i not in chosen:
+                if not first <= i <= last and i not in chosen and (k[0] != "#" or _states_number(idx, i, k, units)):
                     gain[i] = gain.get(i, 0.0) + w
         if not gain:
             break
         best = max(gain, key=lambda i: (gain[i], -len(idx.sentences[i].text), -i))
         if gain[best] < MIN_EXTRA_GAIN:
             break
-        if EXTRA_NEEDS_NUMBER and not any(k[0] == "#" and k in idx.sentence_keys()[best] for k in missing):
+        if EXTRA_NEEDS_NUMBER and not any(k[0] == "#" and _states_number(idx, best, k, units) for k in missing):
             break
         chosen.append(best)
         keys = idx.sentence_keys()[best]
@@ -407,7 +432,8 @@ def _score(scorer: Scorer, idx: SourceIndex, evidence: list[_Evidence], claim: s
 
 
 def _shrink(scorer: Scorer, idx: SourceIndex, pick: _Evidence, score: float, claim: str, needs: dict[str, float],
-            memo: dict[_Evidence, float], margin: float, max_extra: int) -> tuple[_Evidence, float]:
+            memo: dict[_Evidence, float], margin: float, max_extra: int,
+            units: dict[str, str] | None = None) -> tuple[_Evidence, float]:
     """The smallest sub-window of the picked window (with its own extra sentences) whose score stays within
     ``margin`` of the pick's and on the same side of the threshold: wider windows cover more claim words, so
     the widest one tends to win by a hair."""
@@ -420,7 +446,7 @@ def _shrink(scorer: Scorer, idx: SourceIndex, pick: _Evidence, score: float, cla
             if (a, b) != (w.first, w.last):
                 sub = idx.window(a, b)
                 subs.append(_Evidence(sub))
-                extras = extra_sentences(idx, needs, a, b, max_extra) if max_extra else []
+                extras = extra_sentences(idx, needs, a, b, max_extra, units) if max_extra else []
                 if extras:
                     subs.append(_Evidence(sub, tuple(extras)))
     scores = _score(scorer, idx, subs, claim, memo)
@@ -454,12 +480,12 @@ def _anchor_one(claim: str, source_text: str, idx: SourceIndex, scorer: Scorer, 
                       sentences=_sentences_of(idx, s, e))
     if not cands:
         return None
-    needs = _needs(claim)
+    needs, units = _needs(claim), _number_units(claim)
     max_extra = MAX_EXTRA if multi_span else 0
     evidence = [_Evidence(w) for w in cands]
     if max_extra:
         for w in cands:
-            extras = extra_sentences(idx, needs, w.first, w.last, max_extra)
+            extras = extra_sentences(idx, needs, w.first, w.last, max_extra, units)
             if extras:
                 evidence.append(_Evidence(w, tuple(extras)))
     memo: dict[_Evidence, float] = {}
@@ -475,7 +501,7 @@ def _anchor_one(claim: str, source_text: str, idx: SourceIndex, scorer: Scorer, 
                 break
     ev, sc = evidence[pick], scores[pick]
     if shrink_margin is not None:
-        ev, sc = _shrink(scorer, idx, ev, sc, claim, needs, memo, shrink_margin, max_extra)
+        ev, sc = _shrink(scorer, idx, ev, sc, claim, needs, memo, shrink_margin, max_extra, units)
     w = ev.window
     premise = ev.premise(idx)
     flags, reasons = drift(premise, claim)

@@ -76,6 +76,7 @@ C = 1.0                 # inverse L2 strength of the logistic regression (on sta
 # only away from the words it qualifies ("numbers_detached") costs at least 1.
 MIN_PENALTY = {"numbers_missing": 6.0, "years_conflict": 6.0, "years_missing": 1.0, "numbers_detached": 1.0,
                "negation_mismatch": 6.0, "modality_mismatch": 4.0, "qualifier_dropped": 4.0}
+LEXICAL_MIN_THRESHOLD = round(NUMBER_PENALTY + 0.01, 4)
 SYNTHETIC_RATE = 0.5    # share of eligible positives that get each synthetic perturbation
 # Share of the training weight per source (class-balanced within WiCE and ClapNQ): WiCE is the
 # product's target; synthetic pairs only need enough weight to give the rule features theirs.
@@ -357,13 +358,14 @@ def metrics(scores: np.ndarray, y: np.ndarray, threshold: float) -> dict:
             "tp": tp, "fp": fp, "fn": fn}
 
 
-def nested_metrics(scores: np.ndarray, y: np.ndarray, folds: np.ndarray) -> dict:
+def nested_metrics(scores: np.ndarray, y: np.ndarray, folds: np.ndarray, floor: float = 0.0) -> dict:
     """Metrics when each fold's threshold is chosen on the other folds' out-of-fold scores."""
     pred = np.zeros(len(y), dtype=bool)
     thresholds = []
     for k in np.unique(folds):
         other = folds != k
         t, _ = choose_threshold(scores[other], y[other])
+        t = max(t, floor)
         thresholds.append(round(t, 4))
         pred[~other] = scores[~other] >= t
     m = metrics(pred.astype(float), y, 0.5)
@@ -475,8 +477,9 @@ def cross_validate(ds: Dataset, features: list[str]) -> np.ndarray:
     return scores
 
 
-def evaluate(ds: Dataset, scores: np.ndarray) -> dict:
-    """Threshold (chosen on WiCE supported vs not_supported) and metrics of out-of-fold scores."""
+def evaluate(ds: Dataset, scores: np.ndarray, floor: float = 0.0) -> dict:
+    """Threshold (chosen on WiCE supported vs not_supported, at least ``floor``) and metrics of out-of-fold
+    scores."""
     kind, y = ds.kind, ds.y
     # Calibrated on what the product scores: the anchorer's evidence for supported and for not_supported claims
     # (the gold sentences of supported claims are easier than what the anchorer finds).
@@ -489,10 +492,11 @@ def evaluate(ds: Dataset, scores: np.ndarray) -> dict:
         "all_real_training_pairs": ds.train & ~ds.synthetic,
     }
     t, met = choose_threshold(scores[calib], y[calib])
+    t = max(t, floor)
     r: dict = {"threshold": round(t, 4), "target_met_on_oof": bool(met)}
     for set_name, mask in eval_sets.items():
         r[set_name] = metrics(scores[mask], y[mask], t)
-    r["wice_supported_vs_not_supported"]["nested"] = nested_metrics(scores[calib], y[calib], ds.folds[calib])
+    r["wice_supported_vs_not_supported"]["nested"] = nested_metrics(scores[calib], y[calib], ds.folds[calib], floor)
     r["wice_supported_anchorer_window_recall"] = round(float((scores[kind == "window_supported"] >= t).mean()), 4)
     r["partially_supported_called_supported"] = {
         "gold_sentences": round(float((scores[kind == "partial_gold"] >= t).mean()), 4),
@@ -523,7 +527,9 @@ def main(argv: list[str] | None = None) -> int:
     variants = {"learned_no_emb": list(LEXICAL_FEATURES)}
     if ds.embed_model is not None:
         variants["learned"] = list(ALL_FEATURES)
-    results = {"lexical": evaluate(ds, ds.lexical)}
+    # The lexical score of a claim with a missing number is at most NUMBER_PENALTY: its threshold stays above it,
+    # so that a wrong number or year never passes (policy, as MIN_PENALTY is for the learned scorer).
+    results = {"lexical": evaluate(ds, ds.lexical, floor=LEXICAL_MIN_THRESHOLD)}
     for name, feats in variants.items():
         results[name] = evaluate(ds, cross_validate(ds, feats))
     counts = ds.counts
@@ -549,7 +555,8 @@ def main(argv: list[str] | None = None) -> int:
         "settings": {"hard_negative_min_overlap": HARD_MIN, "max_window": MAX_WINDOW, "C": C,
                      "synthetic_rate": SYNTHETIC_RATE, "source_weight": SOURCE_WEIGHT,
                      "class_weight": "balanced within each source", "coefficient_signs": SIGNS,
-                     "min_penalty_log_odds": MIN_PENALTY},
+                     "min_penalty_log_odds": MIN_PENALTY,
+                     "lexical_min_threshold": LEXICAL_MIN_THRESHOLD},
     }
     models = {}
     positives = ds.train & (ds.y == 1) & ~ds.synthetic

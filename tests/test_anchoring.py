@@ -1,6 +1,15 @@
 import pytest
 
-from anchor_core.anchoring import InputError, anchor_claim, best_anchor, decompose, source_index
+from anchor_core.anchoring import (
+    InputError,
+    _needs,
+    _number_units,
+    anchor_claim,
+    best_anchor,
+    decompose,
+    extra_sentences,
+    source_index,
+)
 from anchor_core.embeddings import HashEmbedder
 from anchor_core.scorers import make_scorer
 
@@ -128,6 +137,22 @@ def test_extra_spans_only_bring_numbers_not_names():
     src = "Tony Stewart won many races.\nThe weather was mild.\nThe bakery sold bread.\nSmith drove the car on Sunday."
     a = best_anchor("Smith drove the car of Tony Stewart on Sunday.", src, scorer=make_scorer("lexical"))
     assert a is not None and a.extra_spans == []
+
+
+def test_an_extra_span_states_a_count_next_to_what_it_counts():
+    # "April 1" holds the number 1 but not the "1" of "Season 1"; "Season 1 premiered" does. Years are exempt.
+    claim = "Season 1 of the show was released on Netflix in 2013."
+    base = "Posted March 29, 2013\nThe show was released on Netflix.\nThe weather was mild.\nThe bakery sold bread.\n"
+
+    def extras(source: str) -> list[str]:
+        idx = source_index(source)
+        w = next(w for w in idx.windows if w.text == "The show was released on Netflix.")
+        chosen = extra_sentences(idx, _needs(claim), w.first, w.last, units=_number_units(claim))
+        return [idx.sentences[i].text for i in chosen]
+
+    assert extras(base + "New April 1: a film from 1984.") == ["Posted March 29, 2013"]
+    assert extras(base + "Season 1 premiered in the spring.") == ["Posted March 29, 2013",
+                                                                  "Season 1 premiered in the spring."]
 
 
 def test_quote_is_shrunk_to_the_sentence_that_carries_the_claim():

@@ -113,7 +113,7 @@ def is_year(token: Token) -> bool:
     return token.kind == "number" and not token.amount and re.fullmatch(r"1\d{3}|20\d{2}|2100", token.text) is not None
 
 
-def _unit_word(tokens: list[Token], i: int, reach: int = 2) -> str | None:
+def unit_word(tokens: list[Token], i: int, reach: int = 2) -> str | None:
     """The content word a number counts ("three *years*"), else the one before it ("*scored* 5"), within
     ``reach`` words and the same clause."""
     if i + 1 < len(tokens) and tokens[i + 1].text == "%":
@@ -149,7 +149,7 @@ def _numbers_missing(premise: list[Token], hypothesis: list[Token]) -> tuple[lis
         if not found:
             missing[t.key] = t
         elif not is_year(t):
-            unit = _unit_word(hypothesis, i)
+            unit = unit_word(hypothesis, i)
             if unit is not None and not any(unit in neighbourhood(premise, j, 3, 3) for j in found):
                 detached[t.key] = t
     return list(missing.values()), list(detached.values())
