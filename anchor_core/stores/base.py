@@ -7,6 +7,7 @@ signal (BM25 or vector) and the core fuses them (:mod:`anchor_core.fusion`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -73,3 +74,18 @@ class Store(Protocol):
 
     def chunk_vectors(self, corpus: str, chunk_ids: list[str]) -> np.ndarray:
         """Stored vectors of the chunks, in the order given (rows of zeros for unknown ids)."""
+
+
+def check_content(chunks: Sequence[Chunk], vectors: np.ndarray, documents: Sequence[Document] | None = None,
+                  units: Sequence[Unit] = ()) -> None:
+    """What every store checks before writing: one vector per chunk, and (when ``documents`` is
+    given, as for a document replace) no unit or chunk naming a document outside the batch."""
+    if len(chunks) != len(vectors):
+        raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors")
+    if documents is None:
+        return
+    known = {d.doc_id for d in documents}
+    stray = sorted({u.doc_id for u in units} - known) + sorted({c.doc_id for c in chunks} - known)
+    if stray:
+        raise ValueError(f"units or chunks name documents {stray[:5]} that are not among the given documents")
+

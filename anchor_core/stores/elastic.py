@@ -26,6 +26,7 @@ import numpy as np
 from anchor_core.errors import ConfigError, CorpusNotFound, StoreError
 from anchor_core.models import Chunk, CorpusInfo, Document, Filters, Reference, Unit
 from anchor_core.stores import elastic_bodies as B
+from anchor_core.stores.base import check_content
 
 if TYPE_CHECKING:
     from anchor_core.config import Settings
@@ -265,8 +266,7 @@ class ElasticStore:
 
     def replace_corpus(self, info: CorpusInfo, documents: list[Document], units: list[Unit],
                        chunks: list[Chunk], vectors: np.ndarray, references: list[Reference]) -> None:
-        if len(chunks) != len(vectors):
-            raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors")
+        check_content(chunks, vectors)
         alias = self._alias(info.name)
         new = B.index_name(self.prefix, info.name, info.version)
         old = self._alias_indices(alias)
@@ -285,12 +285,7 @@ class ElasticStore:
     def replace_documents(self, info: CorpusInfo, documents: list[Document], units: list[Unit],
                           chunks: list[Chunk], vectors: np.ndarray, references: list[Reference],
                           remove: Sequence[str] = ()) -> None:
-        if len(chunks) != len(vectors):
-            raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors")
-        known = {d.doc_id for d in documents}
-        stray = sorted({u.doc_id for u in units} - known) + sorted({c.doc_id for c in chunks} - known)
-        if stray:
-            raise ValueError(f"units or chunks name documents {stray[:5]} that are not among the given documents")
+        check_content(chunks, vectors, documents, units)
         alias = self._alias(info.name)
         old = self._alias_indices(alias)
         if not old:

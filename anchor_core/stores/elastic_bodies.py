@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from anchor_core.models import Chunk, CorpusInfo, Document, Filters, Reference, Unit
+from anchor_core.stores.base import check_content
 
 SCHEMA = 1
 """Layout version written into every corpus record and the mapping's ``_meta``. Bump it when a
@@ -193,8 +194,7 @@ def bulk_actions(index: str, info: CorpusInfo, documents: Sequence[Document], un
     """Bulk-helper actions (``_op_type: create``: a duplicate id in one load is an error, not an
     overwrite) for a corpus's records, then the corpus record last. ``seq`` numbers the records
     so they can be paged with ``search_after`` in load order."""
-    if len(chunks) != len(vectors):
-        raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors")
+    check_content(chunks, vectors)
     name = info.name
     by_doc = {d.doc_id: d for d in documents}
     seq = seq_start

@@ -17,6 +17,8 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +26,7 @@ import numpy as np
 
 from anchor_core.errors import CorpusNotFound, StoreError
 from anchor_core.models import Chunk, CorpusInfo, Document, Filters, Reference, Unit
+from anchor_core.stores.base import check_content
 
 log = logging.getLogger(__name__)
 
@@ -107,35 +110,37 @@ class SQLiteStore:
 
     # -- writing --------------------------------------------------------------------------
 
-    def replace_corpus(self, info: CorpusInfo, documents: list[Document], units: list[Unit],
-                       chunks: list[Chunk], vectors: np.ndarray, references: list[Reference]) -> None:
-        if len(chunks) != len(vectors):
-            raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors")
-        vecs = np.asarray(vectors, dtype=np.float32)
-        name = info.name
+    @contextmanager
+    def _write(self, name: str) -> Iterator[sqlite3.Cursor]:
+        """One write transaction on corpus ``name``: taken at once (``BEGIN IMMEDIATE``), committed
+        when the block ends, rolled back on any error; the corpus's cached vector matrix is dropped."""
         with self._lock:
             cur = self._db.cursor()
             try:
                 cur.execute("BEGIN IMMEDIATE")
-                self._delete(cur, name)
-                self._insert_documents(cur, name, documents, units)
-                # One FTS5 table per corpus version: BM25 statistics (IDF, average length) are the
-                # corpus's own, and a search never walks another corpus's postings.
-                fts = f"fts_{info.version}"
-                if not fts.replace("_", "").isalnum():
-                    raise ValueError(f"corpus version must be alphanumeric, got {info.version!r}")
-                cur.execute(f"CREATE VIRTUAL TABLE {fts} USING fts5(body, tokenize = "
-                            "'porter unicode61 remove_diacritics 2')")
-                self._insert_chunks(cur, name, fts, chunks, vecs)
-                self._insert_refs(cur, name, references)
-                cur.execute("INSERT INTO corpora VALUES (?, ?, ?, ?)",
-                            (name, info.version, info.model_dump_json(), fts))
+                yield cur
                 cur.execute("COMMIT")
             except BaseException:
                 if self._db.in_transaction:
                     cur.execute("ROLLBACK")
                 raise
             self._matrices.pop(name, None)
+
+    def replace_corpus(self, info: CorpusInfo, documents: list[Document], units: list[Unit],
+                       chunks: list[Chunk], vectors: np.ndarray, references: list[Reference]) -> None:
+        check_content(chunks, vectors)
+        vecs = np.asarray(vectors, dtype=np.float32)
+        name = info.name
+        with self._write(name) as cur:
+            self._delete(cur, name)
+            self._insert_documents(cur, name, documents, units)
+            # One FTS5 table per corpus version: BM25 statistics (IDF, average length) are the
+            # corpus's own, and a search never walks another corpus's postings.
+            fts = self._create_fts(cur, info.version)
+            self._insert_chunks(cur, name, fts, chunks, vecs)
+            self._insert_refs(cur, name, references)
+            cur.execute("INSERT INTO corpora VALUES (?, ?, ?, ?)",
+                        (name, info.version, info.model_dump_json(), fts))
 
     @staticmethod
     def _insert_documents(cur: sqlite3.Cursor, name: str, documents: list[Document], units: list[Unit]) -> None:
@@ -158,6 +163,15 @@ class SQLiteStore:
             cur.execute(f"INSERT INTO {fts} (rowid, body) VALUES (?, ?)", (cur.lastrowid, f"{c.lead}\n{c.text}"))
 
     @staticmethod
+    def _create_fts(cur: sqlite3.Cursor, version: str) -> str:
+        """The full-text table of one corpus version (BM25 statistics are the corpus's own)."""
+        fts = f"fts_{version}"
+        if not fts.replace("_", "").isalnum():
+            raise ValueError(f"corpus version must be alphanumeric, got {version!r}")
+        cur.execute(f"CREATE VIRTUAL TABLE {fts} USING fts5(body, tokenize = 'porter unicode61 remove_diacritics 2')")
+        return fts
+
+    @staticmethod
     def _insert_refs(cur: sqlite3.Cursor, name: str, references: list[Reference]) -> None:
         cur.executemany(
             "INSERT INTO refs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -167,49 +181,31 @@ class SQLiteStore:
     def replace_documents(self, info: CorpusInfo, documents: list[Document], units: list[Unit],
                           chunks: list[Chunk], vectors: np.ndarray, references: list[Reference],
                           remove: list[str] = ()) -> None:
-        if len(chunks) != len(vectors):
-            raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors")
-        known = {d.doc_id for d in documents}
-        stray = sorted({u.doc_id for u in units} - known) + sorted({c.doc_id for c in chunks} - known)
-        if stray:
-            raise ValueError(f"units or chunks name documents {stray[:5]} that are not among the given documents")
+        check_content(chunks, vectors, documents, units)
         vecs = np.asarray(vectors, dtype=np.float32)
         name = info.name
-        gone = sorted(set(remove) | known)
-        with self._lock:
-            cur = self._db.cursor()
-            try:
-                cur.execute("BEGIN IMMEDIATE")
-                row = cur.execute("SELECT fts FROM corpora WHERE name = ?", (name,)).fetchone()
-                if row is None:
-                    fts = f"fts_{info.version}"
-                    if not fts.replace("_", "").isalnum():
-                        raise ValueError(f"corpus version must be alphanumeric, got {info.version!r}")
-                    cur.execute(f"CREATE VIRTUAL TABLE {fts} USING fts5(body, tokenize = "
-                                "'porter unicode61 remove_diacritics 2')")
-                else:
-                    # The corpus keeps its full-text table across document replaces; only the version
-                    # (which invalidates cached vector matrices) changes.
-                    fts = row[0]
-                for i in range(0, len(gone), 500):
-                    batch = gone[i:i + 500]
-                    marks = ",".join("?" * len(batch))
-                    cur.execute(f"DELETE FROM {fts} WHERE rowid IN (SELECT id FROM chunks WHERE corpus = ? AND "
-                                f"doc_id IN ({marks}))", [name, *batch])
-                    for table in ("chunks", "units", "documents", "doc_groups"):
-                        cur.execute(f"DELETE FROM {table} WHERE corpus = ? AND doc_id IN ({marks})", [name, *batch])
-                self._insert_documents(cur, name, documents, units)
-                self._insert_chunks(cur, name, fts, chunks, vecs)
-                cur.execute("DELETE FROM refs WHERE corpus = ?", (name,))
-                self._insert_refs(cur, name, references)
-                cur.execute("INSERT OR REPLACE INTO corpora VALUES (?, ?, ?, ?)",
-                            (name, info.version, info.model_dump_json(), fts))
-                cur.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    cur.execute("ROLLBACK")
-                raise
-            self._matrices.pop(name, None)
+        gone = sorted({*remove, *(d.doc_id for d in documents)})
+        with self._write(name) as cur:
+            row = cur.execute("SELECT fts FROM corpora WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                fts = self._create_fts(cur, info.version)
+            else:
+                # The corpus keeps its full-text table across document replaces; only the version
+                # (which invalidates cached vector matrices) changes.
+                fts = row[0]
+            for i in range(0, len(gone), 500):
+                batch = gone[i:i + 500]
+                marks = ",".join("?" * len(batch))
+                cur.execute(f"DELETE FROM {fts} WHERE rowid IN (SELECT id FROM chunks WHERE corpus = ? AND "
+                            f"doc_id IN ({marks}))", [name, *batch])
+                for table in ("chunks", "units", "documents", "doc_groups"):
+                    cur.execute(f"DELETE FROM {table} WHERE corpus = ? AND doc_id IN ({marks})", [name, *batch])
+            self._insert_documents(cur, name, documents, units)
+            self._insert_chunks(cur, name, fts, chunks, vecs)
+            cur.execute("DELETE FROM refs WHERE corpus = ?", (name,))
+            self._insert_refs(cur, name, references)
+            cur.execute("INSERT OR REPLACE INTO corpora VALUES (?, ?, ?, ?)",
+                        (name, info.version, info.model_dump_json(), fts))
 
     def _delete(self, cur: sqlite3.Cursor, name: str) -> None:
         for (fts,) in cur.execute("SELECT fts FROM corpora WHERE name = ?", (name,)).fetchall():
@@ -219,16 +215,8 @@ class SQLiteStore:
 
     def delete_corpus(self, name: str) -> None:
         self.corpus(name)
-        with self._lock:
-            cur = self._db.cursor()
-            cur.execute("BEGIN IMMEDIATE")
-            try:
-                self._delete(cur, name)
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
-            self._matrices.pop(name, None)
+        with self._write(name) as cur:
+            self._delete(cur, name)
 
     # -- reading --------------------------------------------------------------------------
 
