@@ -208,37 +208,34 @@ def cmd_import_corpus(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _read_text(path: Path, what: str) -> str:
-    from anchor_core.errors import AnchorError as _E
-
     try:
         data = path.read_bytes()
     except OSError as err:
-        raise _E(f"cannot read the {what} {path}: {err.strerror}") from err
+        raise AnchorError(f"cannot read the {what} {path}: {err.strerror}") from err
     if b"\x00" in data[:4096]:
-        raise _E(f"the {what} {path} looks binary (NUL bytes); give a UTF-8 text file")
+        raise AnchorError(f"the {what} {path} looks binary (NUL bytes); give a UTF-8 text file")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise _E(f"the {what} {path} is not UTF-8 (byte {err.start}); convert it to UTF-8") from err
+        raise AnchorError(f"the {what} {path} is not UTF-8 (byte {err.start}); convert it to UTF-8") from err
 
 
 def load_sources(path: Path) -> dict[str, str]:
     """Sources from a folder (id = file name without extension) or a JSON object {id: text}."""
-    from anchor_core.errors import AnchorError as _E
-
     if not path.exists():
-        raise _E(f"sources {path} do not exist; give a folder of .txt/.md files or a JSON file {{id: text}}")
+        raise AnchorError(f"sources {path} do not exist; give a folder of .txt/.md files or a JSON file {{id: text}}")
     if path.is_dir():
         files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in {".txt", ".md", ".text"})
         if not files:
-            raise _E(f"{path} holds no .txt or .md sources")
+            raise AnchorError(f"{path} holds no .txt or .md sources")
         return {p.stem: _read_text(p, "source") for p in files}
     try:
         data = json.loads(_read_text(path, "sources file"))
     except json.JSONDecodeError as err:
-        raise _E(f"{path} is not valid JSON (line {err.lineno}: {err.msg}); expected {{\"id\": \"text\"}}") from err
+        raise AnchorError(f"{path} is not valid JSON (line {err.lineno}: {err.msg}); "
+                          f"expected {{\"id\": \"text\"}}") from err
     if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
-        raise _E(f"{path} must be a JSON object mapping source ids to their text")
+        raise AnchorError(f"{path} must be a JSON object mapping source ids to their text")
     return data
 
 
@@ -322,6 +319,16 @@ def cmd_assess(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _evidence_args(p: argparse.ArgumentParser, verb: str) -> None:
+    """The question and the retrieval options that ``retrieve`` and ``ask`` share."""
+    p.add_argument("question")
+    p.add_argument("--corpus", default=DEFAULT_CORPUS)
+    p.add_argument("--k", type=int, default=5)
+    p.add_argument("--hops", type=int, default=1)
+    p.add_argument("--recitals", action="store_true", help="include recitals (excluded by default: not binding)")
+    p.add_argument("--group", action="append", help=f"{verb} as a member of this access group (repeatable)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="anchor", description="Grounded retrieval and claim verification over a corpus.")
     p.add_argument("-v", "--verbose", action="store_true", help="log what the library does")
@@ -341,13 +348,8 @@ def build_parser() -> argparse.ArgumentParser:
     ing.set_defaults(func=cmd_ingest)
 
     ret = sub.add_parser("retrieve", help="show the evidence a question retrieves, with reference paths")
-    ret.add_argument("question")
-    ret.add_argument("--corpus", default=DEFAULT_CORPUS)
-    ret.add_argument("--k", type=int, default=5)
-    ret.add_argument("--hops", type=int, default=1)
+    _evidence_args(ret, "query")
     ret.add_argument("--mode", choices=["hybrid", "bm25", "dense"], default="hybrid")
-    ret.add_argument("--recitals", action="store_true", help="include recitals (excluded by default: not binding)")
-    ret.add_argument("--group", action="append", help="query as a member of this access group (repeatable)")
     ret.add_argument("--json", action="store_true", help="print JSON")
     ret.add_argument("--width", type=int, default=220, help="characters of text shown per hit")
     ret.set_defaults(func=cmd_retrieve)
@@ -367,12 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
     ver.set_defaults(func=cmd_verify)
 
     ask = sub.add_parser("ask", help="answer a question from a corpus, every claim anchored, or refuse with a reason")
-    ask.add_argument("question")
-    ask.add_argument("--corpus", default=DEFAULT_CORPUS)
-    ask.add_argument("--k", type=int, default=5)
-    ask.add_argument("--hops", type=int, default=1)
-    ask.add_argument("--recitals", action="store_true", help="include recitals (excluded by default: not binding)")
-    ask.add_argument("--group", action="append", help="ask as a member of this access group (repeatable)")
+    _evidence_args(ask, "ask")
     ask.add_argument("--scorer", choices=["learned", "lexical"], default="learned")
     ask.add_argument("--writer", choices=["auto", "extractive", "llm"], default="auto",
                      help="auto: the LLM when GROQ_API_KEY or ANCHOR_LLM_BASE_URL is set, else extractive")
