@@ -116,13 +116,9 @@ def names(question: str) -> set[str]:
     return found
 
 
-def _present(store: Store, corpus: str, term: str, filters: Filters) -> bool:
-    return bool(store.search_bm25(corpus, [term], 1, filters))
-
-
-def _idf(store: Store, corpus: str, terms: list[str], filters: Filters, total: int) -> dict[str, float]:
-    """A cheap IDF from the store: how many of the top 50 chunks match (saturates, which is fine:
-    common words get low weight, rare ones high)."""
+def term_weights(store: Store, corpus: str, terms: list[str], filters: Filters, total: int) -> dict[str, float]:
+    """A cheap IDF per term from the store: how many of the top 50 chunks match (saturates, which is
+    fine: common words get low weight, rare ones high). 0.0 means the corpus never mentions the term."""
     out = {}
     for t in terms:
         n = len(store.search_bm25(corpus, [t], 50, filters))
@@ -131,17 +127,21 @@ def _idf(store: Store, corpus: str, terms: list[str], filters: Filters, total: i
 
 
 def signals(question: str, hits: list[Hit], *, store: Store, corpus: str, filters: Filters,
-            qvec=None, hit_vectors=None) -> GateSignals:
+            qvec=None, hit_vectors=None, total: int | None = None,
+            weights: dict[str, float] | None = None) -> GateSignals:
+    """The gate's signals. ``total`` (the corpus's chunk count) and ``weights`` (:func:`term_weights`
+    of the question's :func:`content_terms`) are looked up when not given."""
     terms = content_terms(question)
     sig = GateSignals(terms=terms)
     if not terms:
         return sig
     caps = names(question)
-    present = {t: _present(store, corpus, t, filters) for t in terms}
-    sig.missing = [t for t in terms if not present[t]]
+    total = max(store.corpus(corpus).chunks if total is None else total, 1)
+    if weights is None:
+        weights = term_weights(store, corpus, terms, filters, total)
+    sig.missing = [t for t in terms if not weights[t]]
     sig.missing_names = [t for t in sig.missing if t in caps]
-    total = max(store.corpus(corpus).chunks, 1)
-    idf = _idf(store, corpus, [t for t in terms if present[t]], filters, total)
+    idf = dict(weights)
     for t in sig.missing:
         idf[t] = math.log(1 + total)  # a word the corpus lacks weighs as much as the rarest word
     weight = sum(idf.values()) or 1.0
@@ -171,7 +171,7 @@ def signals(question: str, hits: list[Hit], *, store: Store, corpus: str, filter
     good = [t for c, t in scored if best and c >= 0.8 * best]
     want = answer_type(question)
     if want is not None:
-        sig.type_missing = float(not any(_has_type(t, want, question) for t in good))
+        sig.type_missing = float(not any(has_type(t, want, question) for t in good))
     q_stems = {stem(w) for w in words(question)}
     content = [stem(w) for w in words(best_text) if w not in STOP_WORDS and len(w) > 2]
     sig.novelty = sum(w not in q_stems for w in content) / len(content) if content else 0.0
@@ -207,7 +207,7 @@ def answer_type(question: str) -> str | None:
     return None
 
 
-def _has_type(text: str, want: str, question: str) -> bool:
+def has_type(text: str, want: str, question: str) -> bool:
     if want == "date":
         return bool(_YEAR.search(text))
     if want == "number":

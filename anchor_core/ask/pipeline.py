@@ -31,7 +31,7 @@ from anchor_core.ask.report import REFUSAL_TEXT, AskReport, CheckedClaim, ClaimA
 from anchor_core.ask.writers import Draft, DraftClaim, ExtractiveWriter, LLMWriter, llm_decompose, llm_judge
 from anchor_core.embeddings import Embedder
 from anchor_core.errors import QueryError
-from anchor_core.models import Hit, Unit
+from anchor_core.models import CorpusInfo, Hit, Unit
 from anchor_core.retrieve import RetrievalSettings, retrieve
 from anchor_core.scorers import Scorer, make_scorer
 from anchor_core.stores.base import Store
@@ -158,22 +158,19 @@ def _sources(hits: list[Hit], units: dict[str, Unit], relevance: dict[str, float
     return out
 
 
-def _relevance(question: str, hits: list[Hit], *, store: Store, corpus: str,
+def _relevance(question: str, hits: list[Hit], *, store: Store, info: CorpusInfo,
                embedder: Embedder | None) -> tuple[dict[str, float], np.ndarray | None, np.ndarray | None]:
-    if embedder is None or not hits:
-        return {}, None, None
-    try:
-        if store.corpus(corpus).embedder != embedder.model_id:
-            return {}, None, None
-    except Exception:  # noqa: BLE001 - relevance is a display signal; retrieval already checked the corpus
+    if embedder is None or not hits or info.embedder != embedder.model_id:
         return {}, None, None
     qvec = embedder.embed([question])[0]
-    vecs = store.chunk_vectors(corpus, [h.chunk_id for h in hits])
+    vecs = store.chunk_vectors(info.name, [h.chunk_id for h in hits])
     sims = vecs @ qvec
     return {h.chunk_id: float(s) for h, s in zip(hits, sims)}, qvec, vecs
 
 
-def _retrieve(question: str, run: _Run, *, store, embedder, corpus, settings: AskSettings, label: str = ""):
+def _retrieve(question: str, run: _Run, *, store, embedder, info: CorpusInfo, settings: AskSettings,
+              label: str = ""):
+    corpus = info.name
     t = time.perf_counter()
     mode = "hybrid" if embedder is not None else "bm25"
     rs = settings.retrieval().model_copy(update={"mode": mode})
@@ -182,7 +179,7 @@ def _retrieve(question: str, run: _Run, *, store, embedder, corpus, settings: As
     followed = [h for h in result.hits if h.via]
     units = store.get_units(corpus, sorted({h.unit_id for h in result.hits} |
                                            {re.sub(r"\(.*\)$", "", v) for h in result.hits for v in h.via}))
-    rel, qvec, vecs = _relevance(question, result.hits, store=store, corpus=corpus, embedder=embedder)
+    rel, qvec, vecs = _relevance(question, result.hits, store=store, info=info, embedder=embedder)
     best = max(rel.values(), default=0.0)
     run.emit("retrieve", f"{label}retrieved {len(direct)} chunks ({mode}), best score {best:.2f}", t0=t,
              hits=[h.label for h in direct], timings_ms=result.timings_ms)
@@ -196,12 +193,12 @@ def _retrieve(question: str, run: _Run, *, store, embedder, corpus, settings: As
     return result.hits, units, rel, qvec, vecs
 
 
-def _gate(question: str, hits, units, qvec, vecs, run: _Run, *, store, corpus, settings: AskSettings,
-          llm: LLM | None) -> GateDecision:
+def _gate(question: str, hits, units, qvec, vecs, run: _Run, *, store, info: CorpusInfo, settings: AskSettings,
+          weights: dict[str, float], llm: LLM | None) -> GateDecision:
     t = time.perf_counter()
-    sig = gate_mod.signals(question, hits, store=store, corpus=corpus, filters=settings.retrieval().filters,
-                           qvec=qvec, hit_vectors=vecs)
-    profile = gate_mod.gate_profile(store.corpus(corpus).adapter)
+    sig = gate_mod.signals(question, hits, store=store, corpus=info.name, filters=settings.retrieval().filters,
+                           qvec=qvec, hit_vectors=vecs, total=info.chunks, weights=weights)
+    profile = gate_mod.gate_profile(info.adapter)
     d = gate_mod.decide(sig, hits=hits, model=profile)
     if d.verdict == "borderline":
         if llm is not None:
@@ -272,17 +269,22 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
         return _refusal(question, corpus, info.version, run, "bad_question", problem, sources=[], gate=None,
                         models=models, settings=s, t_all=t_all)
 
-    hits, units, rel, qvec, vecs = _retrieve(question, run, store=store, embedder=embedder, corpus=corpus, settings=s)
+    hits, units, rel, qvec, vecs = _retrieve(question, run, store=store, embedder=embedder, info=info, settings=s)
+    # IDF of the question's terms in this corpus (0 = never mentioned): the gate and the writer both weigh by it
+    weights = gate_mod.term_weights(store, corpus, gate_mod.content_terms(question), s.retrieval().filters,
+                                    max(info.chunks, 1))
     decision: GateDecision | None = None
     if s.gate:
-        decision = _gate(question, hits, units, qvec, vecs, run, store=store, corpus=corpus, settings=s, llm=llm)
+        decision = _gate(question, hits, units, qvec, vecs, run, store=store, info=info, settings=s, weights=weights,
+                         llm=llm)
         if decision.verdict == "weak" and s.rewrite and decision.code != "term_missing":
             t = time.perf_counter()
             q2 = rewrite_query(question)
             run.emit("rewrite", f"evidence weak: retrying with '{q2}'", t0=t, decision="rewrite", query=q2)
-            hits2, units2, rel2, qvec2, vecs2 = _retrieve(q2, run, store=store, embedder=embedder, corpus=corpus,
+            hits2, units2, rel2, qvec2, vecs2 = _retrieve(q2, run, store=store, embedder=embedder, info=info,
                                                           settings=s, label="second try: ")
-            d2 = _gate(question, hits2, units2, qvec2, vecs2, run, store=store, corpus=corpus, settings=s, llm=llm)
+            d2 = _gate(question, hits2, units2, qvec2, vecs2, run, store=store, info=info, settings=s,
+                       weights=weights, llm=llm)
             if d2.verdict == "pass" or d2.score > decision.score:
                 hits, units, rel, decision = hits2, units2, rel2, d2
         if decision.verdict in ("weak", "refuse"):
@@ -296,7 +298,7 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
         return _refusal(question, corpus, info.version, run, "no_evidence", REFUSAL_TEXT["no_evidence"], sources=[],
                         gate=decision, models=models, settings=s, t_all=t_all)
 
-    draft = _write(question, sources, run, settings=s, llm=llm, store=store, corpus=corpus)
+    draft = _write(question, sources, run, settings=s, llm=llm, weights=weights)
     models["writer"] = draft.writer
     if draft.refused:
         return _refusal(question, corpus, info.version, run, "writer_refused",
@@ -320,10 +322,9 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
 
 
 def _write(question: str, sources: list[Source], run: _Run, *, settings: AskSettings, llm: LLM | None,
-           store: Store, corpus: str) -> Draft:
+           weights: dict[str, float]) -> Draft:
     t = time.perf_counter()
-    terms = gate_mod.content_terms(question)
-    weights = gate_mod._idf(store, corpus, terms, settings.retrieval().filters, max(store.corpus(corpus).chunks, 1))
+    terms = list(weights)
     weights = {t: (w or 1.0) for t, w in weights.items()}
     use_llm = llm is not None and settings.writer in ("auto", "llm")
     if settings.writer == "llm" and llm is None:

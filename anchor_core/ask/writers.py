@@ -18,6 +18,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from anchor_core.ask.gate import answer_type, has_type
 from anchor_core.ask.llm import ChatClient, LLMError
 from anchor_core.ask.report import Source
 from anchor_core.scorers.text import stem
@@ -68,8 +69,6 @@ class ExtractiveWriter:
         self.min_gain = min_gain
 
     def write(self, question: str, sources: list[Source], terms: list[str], weights: dict[str, float]) -> Draft:
-        from anchor_core.ask.gate import _has_type, answer_type
-
         q = {stem(t): weights.get(t, 1.0) for t in terms}
         total = sum(q.values()) or 1.0
         want = answer_type(question) or ("number" if _AMOUNT.search(question) else None)
@@ -82,7 +81,7 @@ class ExtractiveWriter:
                 st = {stem(w) for w in words(text)} | {stem(w) for w in words(s.heading)}
                 cov = sum(w for t, w in q.items() if t in st) / total
                 # a "how much / when / who" question wants a sentence holding an amount, a date, a name
-                typed = 0.1 if want is not None and _has_type(text, want, question) else 0.0
+                typed = 0.1 if want is not None and has_type(text, want, question) else 0.0
                 # direct hits first at equal coverage; a short, dense sentence beats a long one
                 # the chunk's similarity to the question breaks ties between sentences covering as much
                 scored.append((cov + typed + 0.3 * s.score - 0.01 * rank - 0.0001 * min(len(text), 600), s.n, text,
