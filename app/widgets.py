@@ -11,6 +11,7 @@ import streamlit as st
 
 from anchor_core import workspace
 from anchor_core.reports import ClaimView, SavedRun
+from anchor_core.text import count
 
 STAGES = {"retrieve": "Retrieve", "hop": "Hop", "gate": "Gate", "rewrite": "Rewrite", "write": "Write",
           "decompose": "Claims", "anchor": "Anchor", "report": "Report"}
@@ -63,7 +64,8 @@ def run_ask(question: str, *, store, corpus: str, settings) -> str | None:
         run_id = R.reports().save(report).id
         took = time.perf_counter() - t0
         label = (f"Refused after {took:.1f} s: {report.reason}" if report.refused else
-                 f"Answered in {took:.1f} s — {report.checked} claims checked, {report.unsupported} not supported")
+                 f"Answered in {took:.1f} s — {count(report.checked, 'claim')} checked, "
+                 f"{report.unsupported} not supported")
         status.update(label=label, state="error" if report.refused else "complete", expanded=False)
     if run_id is None:
         status.update(label="Stopped: see the message below", state="error", expanded=False)

@@ -13,18 +13,15 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
 from typing import Protocol
 
 import httpx
 
+from anchor_core.config import LLMConfig, llm_config
 from anchor_core.errors import AnchorError, ConfigError
 
 log = logging.getLogger(__name__)
 
-GROQ_URL = "https://api.groq.com/openai/v1"
-DEFAULT_WRITER = "openai/gpt-oss-120b"
-DEFAULT_JUDGE = "openai/gpt-oss-20b"
 
 
 class LLMError(AnchorError):
@@ -46,36 +43,9 @@ class ChatClient(Protocol):
                  max_tokens: int = 800, json_mode: bool = False) -> str: ...
 
 
-@dataclass(frozen=True)
-class LLMConfig:
-    provider: str  # "groq" | "openai-compatible"
-    base_url: str
-    api_key: str | None
-    writer_model: str = DEFAULT_WRITER
-    judge_model: str = DEFAULT_JUDGE
-    timeout: float = 30.0
-    retries: int = 2
-
-    def __repr__(self) -> str:  # never show the key
-        return (f"LLMConfig(provider={self.provider!r}, base_url={self.base_url!r}, "
-                f"api_key={'***' if self.api_key else None}, writer_model={self.writer_model!r}, "
-                f"judge_model={self.judge_model!r})")
-
-
 def config_from_env(env: dict[str, str]) -> LLMConfig | None:
-    """``ANCHOR_LLM_BASE_URL`` (any OpenAI-compatible server, key in ``ANCHOR_LLM_API_KEY`` if it
-    needs one) wins over ``GROQ_API_KEY``; neither set means no LLM (the offline path)."""
-    timeout = float(env.get("ANCHOR_LLM_TIMEOUT", "30"))
-    writer = env.get("ANCHOR_LLM_MODEL") or DEFAULT_WRITER
-    judge = env.get("ANCHOR_LLM_JUDGE_MODEL") or DEFAULT_JUDGE
-    if env.get("ANCHOR_LLM_BASE_URL"):
-        url = env["ANCHOR_LLM_BASE_URL"].rstrip("/")
-        if not url.startswith(("http://", "https://")):
-            raise ConfigError(f"ANCHOR_LLM_BASE_URL must start with http:// or https:// (got {url!r})")
-        return LLMConfig("openai-compatible", url, env.get("ANCHOR_LLM_API_KEY") or None, writer, judge, timeout)
-    if env.get("GROQ_API_KEY"):
-        return LLMConfig("groq", GROQ_URL, env["GROQ_API_KEY"], writer, judge, timeout)
-    return None
+    """The LLM part of the settings (see :func:`anchor_core.config.llm_config`)."""
+    return llm_config(env)
 
 
 class HTTPChatClient:
@@ -140,8 +110,9 @@ class GroqChatClient:
     def __init__(self, config: LLMConfig) -> None:
         try:
             import groq
-        except ImportError as e:  # pragma: no cover - groq is in requirements.txt
-            raise ConfigError("GROQ_API_KEY is set but the groq package is missing: pip install groq") from e
+        except ImportError as e:  # groq is the optional `llm` extra
+            raise ConfigError("GROQ_API_KEY is set but the groq package is missing: install the llm extra "
+                              "(pip install -e '.[llm]', or pip install groq), or unset GROQ_API_KEY") from e
         self._groq = groq
         base = config.base_url.removesuffix("/openai/v1")
         self._client = groq.Groq(api_key=config.api_key, base_url=base, timeout=config.timeout,

@@ -35,7 +35,7 @@ from anchor_core.models import CorpusInfo, Hit, Unit
 from anchor_core.retrieve import RetrievalSettings, retrieve
 from anchor_core.scorers import Scorer, make_scorer
 from anchor_core.stores.base import Store
-from anchor_core.text import STOP_WORDS, words
+from anchor_core.text import STOP_WORDS, count, words
 
 
 class AskSettings(BaseModel):
@@ -313,7 +313,7 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
                         gate=decision, models=models, settings=s, t_all=t_all)
     t = time.perf_counter()
     bad = sum(not c.supported for c in checked)
-    run.emit("report", f"checked {len(checked)} statements, {bad} not supported", t0=t,
+    run.emit("report", f"checked {count(len(checked), 'statement')}, {bad} not supported", t0=t,
              decision="answer" if not bad else "answer_with_flags")
     return AskReport(question=question, corpus=corpus, corpus_version=info.version, refused=False,
                      answer=draft.answer, claims=checked, sources=sources, gate=decision, trace=run.events,
@@ -345,7 +345,7 @@ def _write(question: str, sources: list[Source], run: _Run, *, settings: AskSett
         run.emit("write", note, t0=t, decision="fallback")
         t = time.perf_counter()
     draft = ExtractiveWriter().write(question, sources, terms, weights)
-    what = "found no sentence to quote" if draft.refused else f"quoted {len(draft.claims)} source sentences"
+    what = "found no sentence to quote" if draft.refused else f"quoted {count(len(draft.claims), 'source sentence')}"
     run.emit("write", f"extractive writer {what}", t0=t, decision="refuse" if draft.refused else "write")
     return draft
 
@@ -363,7 +363,7 @@ def _decompose(draft: Draft, run: _Run, *, llm: LLM | None) -> tuple[list[DraftC
     if draft.writer == "extractive":
         # A quoted source sentence is one claim: its verbatim anchor proves all of it, and splitting it
         # would only make fragments such as "to evaluate candidates".
-        run.emit("decompose", f"{len(draft.claims)} quoted sentences, each checked whole", t0=t)
+        run.emit("decompose", f"{count(len(draft.claims), 'quoted sentence')}, each checked whole", t0=t)
         return list(draft.claims), "none (quoted sentences)"
     out = [DraftClaim(text=a, cited=c.cited) for c in draft.claims for a in _atoms(c.text)]
     run.emit("decompose", f"split the answer into {len(out)} claims (rules)", t0=t)
@@ -423,6 +423,6 @@ def _anchor(claims: list[DraftClaim], sources: list[Source], units: dict[str, Un
         out.append(CheckedClaim(text=c.text, cited=c.cited, supported=a.supported, verdict=verdict, flags=flags,
                                 reasons=reasons, atoms=[c.text], anchor=anchor))
     bad = sum(not c.supported for c in out)
-    run.emit("anchor", f"checked {len(out)} statements, {bad} unsupported", t0=t,
+    run.emit("anchor", f"checked {count(len(out), 'statement')}, {bad} unsupported", t0=t,
              decision="ok" if not bad else "flags", scores=[c.anchor.score if c.anchor else 0.0 for c in out])
     return out

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from anchor_core.models import utcnow
+from anchor_core.text import count
 
 Stage = Literal["retrieve", "hop", "gate", "rewrite", "write", "decompose", "anchor", "report"]
 RefusalCode = Literal["no_evidence", "not_answered", "term_missing", "writer_refused", "all_unsupported",
@@ -158,7 +159,7 @@ class AskReport(BaseModel):
             out.append(f"Refused: {self.reason}")
         else:
             out.append(self.answer)
-            out.append(f"checked {self.checked} statements, {self.unsupported} not supported")
+            out.append(f"checked {count(self.checked, 'statement')}, {self.unsupported} not supported")
             for i, c in enumerate(self.claims, 1):
                 if not c.supported or c.flags:
                     why = "; ".join(c.reasons[:2]) or ", ".join(c.flags)
@@ -184,7 +185,7 @@ class AskReport(BaseModel):
             lines += [f"**Refused** ({self.reason_code}): {self.reason}", ""]
         else:
             lines += [self.answer, "",
-                      f"**Checked {self.checked} statements, {self.unsupported} not supported.**", ""]
+                      f"**Checked {count(self.checked, 'statement')}, {self.unsupported} not supported.**", ""]
             lines.append("## Claims")
             for i, c in enumerate(self.claims, 1):
                 mark = {"supported": "✅", "partially_supported": "⚠️", "unsupported": "❌"}[c.verdict]
@@ -219,7 +220,7 @@ class AskReport(BaseModel):
             parts.append(f"<p class='refused'><strong>Refused</strong>: {e(self.reason)}</p>")
         else:
             parts.append(f"<p class='answer'>{e(self.answer)}</p>")
-            parts.append(f"<p>Checked {self.checked} statements, {self.unsupported} not supported.</p><ol>")
+            parts.append(f"<p>Checked {count(self.checked, 'statement')}, {self.unsupported} not supported.</p><ol>")
             for c in self.claims:
                 q = ""
                 if c.anchor:

@@ -143,11 +143,11 @@ def test_settings_hide_secrets_and_redact_urls():
 def test_settings_reject_bad_values():
     from anchor_core.errors import ConfigError
 
-    with pytest.raises(ConfigError, match="ANCHOR_STORE must be one of sqlite, elasticsearch"):
+    with pytest.raises(ConfigError, match="ANCHOR_STORE is 'mongo'; allowed: sqlite, elasticsearch"):
         Settings.from_env({"ANCHOR_STORE": "mongo"})
-    with pytest.raises(ConfigError, match="ANCHOR_ES_VERIFY_CERTS must be true or false"):
+    with pytest.raises(ConfigError, match="ANCHOR_ES_VERIFY_CERTS is 'maybe'; allowed: true or false"):
         Settings.from_env({"ANCHOR_ES_VERIFY_CERTS": "maybe"})
-    with pytest.raises(ConfigError, match="ANCHOR_ES_TIMEOUT must be a number"):
+    with pytest.raises(ConfigError, match="ANCHOR_ES_TIMEOUT is 'soon'; allowed: a number"):
         Settings.from_env({"ANCHOR_ES_TIMEOUT": "soon"})
     from anchor_core.config import open_store
 

@@ -1,0 +1,1 @@
+"""The dashboard pages, one short script each (run by ``st.navigation``, not imported)."""
