@@ -3,7 +3,8 @@
     python -m eval.anchor_bench [--scorer learned|lexical] [--embedder] [--limit N]
                                 [--sweep-threshold] [--show-errors N] [--no-baseline]
 
-Measures, on the bench data in ``../shared/data/bench`` (skipped with a note, exit 0, when absent):
+Measures, on the bench data in ``$ANCHOR_BENCH_DATA/bench`` (``eval/data.py``; skipped with a note, exit 0,
+when absent):
 
 1. **WiCE claim-level dev** (``wice/claim_dev.jsonl``). Each claim's evidence sentences are joined
    with ``"\\n"`` into one source text (the offsets of every evidence sentence are kept) and the
@@ -54,9 +55,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eval.data import BENCH
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-DEFAULT_DATA = REPO.parent / "shared" / "data" / "bench"
+DEFAULT_DATA = BENCH
 WICE = Path("wice") / "claim_dev.jsonl"
 CLAPNQ = Path("clapnq") / "clapnq_answerable_dev.jsonl"
 RESULTS = HERE / "results"
@@ -511,7 +514,8 @@ def main(argv: list[str] | None = None) -> int:
 
     wice_path = args.data / WICE
     if not wice_path.exists():
-        print(f"note: {wice_path} is absent (no ../shared/data): nothing to benchmark, skipping.")
+        print(f"note: {wice_path} is absent (set ANCHOR_BENCH_DATA to the benchmark data folder): "
+              "nothing to benchmark, skipping.")
         return 0
 
     started = dt.datetime.now().astimezone()

@@ -29,7 +29,7 @@ exact offsets (``unit.text[start:end] == quote`` re-checked from the store), p50
 ClapNQ dev: the gold passages of all answerable and unanswerable rows form one corpus; a row's
 question is asked against the whole corpus. Unanswerable rows have a passage on the topic that
 does not hold the answer, so retrieval scores look fine and only the gate can refuse.
-Data other than the bundled AI Act is read from ``../shared/data``; absent sets are skipped.
+Data other than the bundled AI Act is read from ``$ANCHOR_BENCH_DATA`` (``eval/data.py``); absent sets are skipped.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ Three measurements for each segmenter:
   abbreviations, section numbers, quotes after the full stop, wrapped PDF lines, headings,
   glued sentences). A case passes when its boundaries are recovered exactly; boundary
   precision and recall are summed over all cases.
-* **WiCE**: the dev evidence of WiCE (``../shared/data/bench/wice/claim_dev.jsonl``), each
+* **WiCE**: the dev evidence of WiCE (``$ANCHOR_BENCH_DATA/bench/wice/claim_dev.jsonl``), each
   row's sentences joined by a space; boundary precision and recall of the join points. Half
   of the gold boundaries follow unpunctuated web headings and menus ("Skip to content Media
   Play News") that no segmenter can recover from space-joined text, so overall recall is
@@ -36,10 +36,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from anchor_core.segment import _split, split_sentences
+from eval.data import BENCH
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-WICE = REPO.parent / "shared" / "data" / "bench" / "wice" / "claim_dev.jsonl"
+WICE = BENCH / "wice" / "claim_dev.jsonl"
 AIACT = REPO / "ingest" / "data" / "aiact" / "eu-ai-act-full.md"
 
 Spans = list[tuple[int, int]]

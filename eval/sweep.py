@@ -8,7 +8,7 @@ source and the target passage). Unanswerable questions have no gold and are not 
 the hit rates (the refusal gate is measured elsewhere). The corpora are ingested once into
 a cache workspace (``eval/results/cache/``) on every run, reusing cached embeddings.
 
-Corpora other than the bundled AI Act are read from ``../shared/data``; a set whose data is
+Corpora other than the bundled AI Act are read from ``$ANCHOR_BENCH_DATA`` (``eval/data.py``); a set whose data is
 absent is skipped with a note.
 """
 
@@ -29,10 +29,11 @@ from anchor_core.errors import CorpusNotFound
 from anchor_core.indexing import ingest, load_adapter_corpus
 from anchor_core.retrieve import RetrievalSettings, retrieve
 from anchor_core.stores.sqlite import SQLiteStore
+from eval.data import DATA
 
 log = logging.getLogger("eval.sweep")
 HERE = Path(__file__).resolve().parent
-SHARED = HERE.parent.parent / "shared" / "data"
+SHARED = DATA
 CHUNKINGS = ("structural", "fixed")
 KS = (3, 5, 8)
 HOPS = (0, 1, 2)

@@ -1,6 +1,6 @@
 """Fit and calibrate the lexical and learned support scorers on WiCE and ClapNQ dev pairs.
 
-    python -m eval.train_scorer [--data ../shared/data/bench] [--no-embeddings] [--folds 5]
+    python -m eval.train_scorer [--data $ANCHOR_BENCH_DATA/bench] [--no-embeddings] [--folds 5]
 
 Writes ``anchor_core/scorers/data/learned.json`` and ``lexical.json`` (coefficients, thresholds and a
 calibration record) and prints the cross-validated metrics as a markdown table.
@@ -51,11 +51,12 @@ from sklearn.model_selection import StratifiedGroupKFold
 from anchor_core.scorers.features import ALL_FEATURES, EMBEDDING_FEATURE, IDEAL, LEXICAL_FEATURES, pair_features
 from anchor_core.scorers.lexical import NUMBER_PENALTY, lexical_score
 from anchor_core.scorers.text import analyse, split_sentences
+from eval.data import BENCH
 
 log = logging.getLogger("eval.train_scorer")
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = REPO.parent / "shared" / "data" / "bench"
+DEFAULT_DATA = BENCH
 OUT_DIR = REPO / "anchor_core" / "scorers" / "data"
 WICE = "wice/claim_dev.jsonl"
 CLAPNQ = ("clapnq/clapnq_answerable_dev.jsonl", "clapnq/clapnq_unanswerable_dev.jsonl")
