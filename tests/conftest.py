@@ -6,6 +6,9 @@ Tests that need the real MiniLM model are marked ``model``; everything else uses
 
 from __future__ import annotations
 
+import contextlib
+import io
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -36,6 +39,30 @@ def minilm():
     e = MiniLMEmbedder()
     e._load()
     return e
+
+
+@dataclass(frozen=True)
+class IngestedHome:
+    home: Path
+    stdout: str
+    """What ``anchor ingest aiact`` printed (the README shows it)."""
+
+
+@pytest.fixture(scope="session")
+def aiact_minilm_home(tmp_path_factory) -> IngestedHome:
+    """A workspace where ``anchor ingest aiact`` ran with the real model, as a user runs it
+    (shared by the model tests and the README check; ingesting once saves a minute)."""
+    from anchor_core.cli import main
+
+    home = tmp_path_factory.mktemp("aiact-minilm") / "home"
+    out = io.StringIO()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ANCHOR_HOME", str(home))
+        mp.setenv("ANCHOR_EMBEDDER", "minilm")
+        mp.setenv("HF_HUB_OFFLINE", "1")
+        with contextlib.redirect_stdout(out):
+            assert main(["ingest", "aiact"]) == 0
+    return IngestedHome(home, out.getvalue())
 
 
 def unit(unit_id: str, text: str, *, doc_id: str = "doc", kind: str = "article", heading: str | None = None,

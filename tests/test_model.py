@@ -8,7 +8,6 @@ from anchor_core.errors import StoreError
 from anchor_core.indexing import ingest
 from anchor_core.retrieve import RetrievalSettings, retrieve
 from anchor_core.stores.sqlite import SQLiteStore
-from ingest import get_adapter
 
 pytestmark = pytest.mark.model
 
@@ -31,10 +30,8 @@ def test_semantic_neighbours(minilm):
 
 
 @pytest.fixture(scope="module")
-def aiact_store(tmp_path_factory, minilm):
-    store = SQLiteStore(tmp_path_factory.mktemp("model") / "anchor.db")
-    ingest(store, minilm, get_adapter("aiact").load(None), corpus="aiact", adapter="aiact")
-    return store
+def aiact_store(aiact_minilm_home):
+    return SQLiteStore(aiact_minilm_home.home / "anchor.db")
 
 
 def test_demo_question_finds_annex_iii_point_4_with_its_path(aiact_store, minilm):
