@@ -261,3 +261,12 @@ def test_an_existing_corpus_with_another_embedder_is_refused(store, embedder):
     other.model_id = "other-model"
     with pytest.raises(StoreError, match="embedded with"):
         ingest_uploads(store, other, [("b.txt", b"More text.")], corpus="e")
+
+
+def test_a_one_line_lead_is_kept_unless_it_is_the_title(store, embedder):
+    body = b"1. Scope\nThe tenant rents the flat.\n2. Term\nThe lease runs one year.\n"
+    ingest_uploads(store, embedder, [("lease.txt", b"Clause 4.1 applies from day 30.\n" + body),
+                                             ("Tenancy.txt", b"TENANCY\n" + body)], corpus="t")
+    units = store.get_units("t", store.unit_ids("t", ["lease"]))
+    assert units["lease/preamble"].text == "Clause 4.1 applies from day 30."
+    assert store.unit_ids("t", ["tenancy"]) == ["tenancy/1", "tenancy/2"]  # the title is in every lead-in
