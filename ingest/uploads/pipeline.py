@@ -265,8 +265,9 @@ def ingest_uploads(store: Store, embedder: Embedder, files: Iterable[Upload | tu
         res.version, res.pages, res.units, res.chunks = version, ex.pages, len(structure.units), len(chunks)
         res.structure_found, res.structure = structure.found, structure.how
         res.repairs = {**ex.repairs}
-        if ex.removed:
-            res.warnings.append(f"removed running headers/footers: {'; '.join(repr(x) for x in ex.removed[:3])}")
+        removed = _removed(ex.repairs, ex.removed)
+        if removed:
+            res.warnings.append(removed)
         if old is not None and sorted(old.groups) != doc_groups and old.sha256 == sha:
             res.warnings.append("same content; access groups changed")
         new_docs.append(Document(
@@ -309,6 +310,18 @@ def ingest_uploads(store: Store, embedder: Embedder, files: Iterable[Upload | tu
     log.info("uploaded %d of %d files into %s (version %s) in %.1fs", len(pending), len(uploads), corpus,
              info.version, time.perf_counter() - t_batch)
     return results
+
+
+def _removed(counts: dict[str, int], distinct: list[str]) -> str:
+    """``removed 6 running header/footer lines (2 distinct): 'ACME - Confidential'; 'Draft'; and 3
+    page numbers``, so a reader can check that nothing else went."""
+    lines, pages = counts.get("header", 0) + counts.get("footer", 0), counts.get("page", 0)
+    numbers = f"{pages} page number{'s' if pages != 1 else ''}"
+    if not lines:
+        return f"removed {numbers}" if pages else ""
+    shown = "; ".join(repr(x) for x in distinct[:3]) + ("; ..." if len(distinct) > 3 else "")
+    return (f"removed {lines} running header/footer line{'s' if lines != 1 else ''} ({len(distinct)} distinct): "
+            f"{shown}" + (f"; and {numbers}" if pages else ""))
 
 
 def _version_record(doc: Document) -> dict:
