@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import re
 import time
 import uuid
 from collections.abc import Callable, Iterable
@@ -29,6 +28,7 @@ from anchor_core.stores.base import Store
 from ingest.uploads.detect import detect_format
 from ingest.uploads.errors import UploadError
 from ingest.uploads.extract import extract
+from ingest.uploads.ids import doc_ids
 from ingest.uploads.refs import find_references
 from ingest.uploads.structure import chunks_of, split
 
@@ -103,11 +103,6 @@ class Progress:
     total: int = 0
 
 
-def _slug(name: str) -> str:
-    stem = str(PurePosixPath(name).with_suffix("")) if PurePosixPath(name).suffix else name
-    return re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-") or "document"
-
-
 def collect(files: Iterable[Upload | tuple[str, bytes] | str | Path]) -> list[Upload]:
     """Normalise the accepted inputs; folders are walked (hidden files skipped), names relative to them."""
     out: list[Upload] = []
@@ -126,23 +121,6 @@ def collect(files: Iterable[Upload | tuple[str, bytes] | str | Path]) -> list[Up
             else:
                 out.append(Upload(name=p.name, path=p))
     return out
-
-
-def _doc_ids(uploads: list[Upload]) -> list[str]:
-    """Document ids from file names: ``Policies/Travel Policy.pdf`` → ``policies-travel-policy``. A
-    re-upload of the same name gets the same id (and replaces the document)."""
-    ids, taken = [], set()
-    for up in uploads:
-        base = uid = _slug(up.name)
-        if uid in taken:
-            base = uid = re.sub(r"[^a-z0-9]+", "-", up.name.lower()).strip("-")
-        k = 1
-        while uid in taken:
-            k += 1
-            uid = f"{base}-{k}"
-        taken.add(uid)
-        ids.append(uid)
-    return ids
 
 
 def _read(up: Upload, max_bytes: int) -> bytes:
@@ -219,8 +197,11 @@ def ingest_uploads(store: Store, embedder: Embedder, files: Iterable[Upload | tu
         if progress:
             progress(Progress(uploads[i].name, i, len(uploads), stage, done, total))
 
-    for i, (up, doc_id, res) in enumerate(zip(uploads, _doc_ids(uploads), results)):
-        res.doc_id = doc_id
+    assigned = doc_ids([up.name for up in uploads], stored)
+    for i, (up, ids, res) in enumerate(zip(uploads, assigned, results)):
+        res.doc_id = doc_id = ids.doc_id
+        if ids.warning:
+            res.warnings.append(ids.warning)
         try:
             tell(i, "read")
             t = time.perf_counter()
@@ -284,8 +265,9 @@ def ingest_uploads(store: Store, embedder: Embedder, files: Iterable[Upload | tu
         res.version, res.pages, res.units, res.chunks = version, ex.pages, len(structure.units), len(chunks)
         res.structure_found, res.structure = structure.found, structure.how
         res.repairs = {**ex.repairs}
-        if ex.removed:
-            res.warnings.append(f"removed running headers/footers: {'; '.join(repr(x) for x in ex.removed[:3])}")
+        removed = _removed(ex.repairs, ex.removed)
+        if removed:
+            res.warnings.append(removed)
         if old is not None and sorted(old.groups) != doc_groups and old.sha256 == sha:
             res.warnings.append("same content; access groups changed")
         new_docs.append(Document(
@@ -328,6 +310,18 @@ def ingest_uploads(store: Store, embedder: Embedder, files: Iterable[Upload | tu
     log.info("uploaded %d of %d files into %s (version %s) in %.1fs", len(pending), len(uploads), corpus,
              info.version, time.perf_counter() - t_batch)
     return results
+
+
+def _removed(counts: dict[str, int], distinct: list[str]) -> str:
+    """``removed 6 running header/footer lines (2 distinct): 'ACME - Confidential'; 'Draft'; and 3
+    page numbers``, so a reader can check that nothing else went."""
+    lines, pages = counts.get("header", 0) + counts.get("footer", 0), counts.get("page", 0)
+    numbers = f"{pages} page number{'s' if pages != 1 else ''}"
+    if not lines:
+        return f"removed {numbers}" if pages else ""
+    shown = "; ".join(repr(x) for x in distinct[:3]) + ("; ..." if len(distinct) > 3 else "")
+    return (f"removed {lines} running header/footer line{'s' if lines != 1 else ''} ({len(distinct)} distinct): "
+            f"{shown}" + (f"; and {numbers}" if pages else ""))
 
 
 def _version_record(doc: Document) -> dict:

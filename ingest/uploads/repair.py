@@ -32,6 +32,11 @@ _PAGE_NUMBER = re.compile(
     r"^(?:(?:page|p\.|seite|pagina)\s*)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s*(?:of|/|de|von)\s*\d{1,4})?$"
     r"|^[-–—]\s*\d{1,4}\s*[-–—]$", re.I)
 _DIGITS = re.compile(r"\d+")
+_PAGE_WORD = re.compile(r"(?:\bpage|\bp\.|\bpg\.?|\bseite|\bpagina|\bpágina|\bстр\.?|\bстраница)\s*$", re.I)
+_OF_TOTAL = re.compile(r"^(?:of|/|de|von|из)\s*\d", re.I)
+_SET_OFF_END = re.compile(r"(?:[|·•–—:-]|\s{2,}|\t)\s*$")
+_SET_OFF_START = re.compile(r"^\s*(?:[|·•–—:-]|\s{2,}|\t)")
+_BARE_NUMBER = re.compile(r"\d{1,4}|[ivxlc]{1,6}", re.I)
 _SPACES = re.compile(r"\s+")
 ZONE = 2
 """Lines at the top and at the bottom of a page that may be running headers or footers."""
@@ -48,7 +53,8 @@ class Repaired:
     """``(start, end, original)``: stored ``text[start:end]`` stands for ``original`` of the extraction."""
     counts: Counter = field(default_factory=Counter)
     removed: list[str] = field(default_factory=list)
-    """Distinct running header/footer lines that were removed (page numbers not listed)."""
+    """Distinct running header/footer lines that were removed, one text each (digits aside), page
+    numbers not listed; ``counts["header"]`` and ``counts["footer"]`` count every removed line."""
 
 
 def apply_edits(text: str, edits: list[Edit]) -> tuple[str, list[Edit]]:
@@ -120,37 +126,103 @@ def _lines(page: str) -> list[tuple[int, int]]:
     return out
 
 
+def pages_needed(pages: int) -> int:
+    """On how many pages a line must repeat, at the same position, to be a running header or footer.
+
+    Every page of a document of up to three pages, else a strict majority (so a cover page or an
+    appendix without the header does not keep it) and at least three pages: two pages agreeing
+    by chance is plausible, three at the same line position is not. A one-page document has no
+    running lines (returns more than its pages).
+    """
+    return pages + 1 if pages < 2 else pages if pages <= 3 else max(3, pages // 2 + 1)
+
+
+def _counter_fits(line: str, m: re.Match[str]) -> bool:
+    """Whether the number ``m`` of ``line`` sits where a running line puts its page number: the
+    whole line (``- 7 -``), after a page word, before ``of 9``, or at either end of the line set
+    off by ``|``, a dash, a colon or a wide gap (``Annual Report | 7``). ``Article 7`` or
+    ``7. The tenant shall`` are body text even when their numbers happen to follow the pages."""
+    before, after = line[:m.start()], line[m.end():]
+    if _PAGE_NUMBER.match(line.strip()) or _PAGE_WORD.search(before) or _OF_TOTAL.match(after.strip()):
+        return True
+    if not after.strip():
+        return bool(_SET_OFF_END.search(before))
+    if not before.strip():
+        return bool(_SET_OFF_START.match(after))
+    return False
+
+
+def _running(members: list[tuple[int, int, int, str]], need: int) -> list[tuple[int, int, int, str]]:
+    """The lines of one ``(position, signature)`` group that are running lines: their numbers are
+    the same on every page, except at most one that counts with the page (``Page 3 of 9`` then
+    ``Page 4 of 9``) and sits where page numbers go; ``[]`` when fewer than ``need`` pages agree.
+    ``members`` are ``(page index, start, end, line)``."""
+    numbers = [[int(x) for x in _DIGITS.findall(line)] for _, _, _, line in members]
+    slots = len(numbers[0])
+    const = [Counter(ns[j] for ns in numbers).most_common(1)[0][0] for j in range(slots)]
+    shift = [Counter(ns[j] - m[0] for ns, m in zip(numbers, members)).most_common(1)[0][0] for j in range(slots)]
+    sample = members[0][3].strip()
+    places = list(_DIGITS.finditer(sample))
+    best: list[tuple[int, int, int, str]] = []
+    for counter in [None, *(j for j in range(slots) if _counter_fits(sample, places[j]))]:
+        fit = [m for m, ns in zip(members, numbers)
+               if all(ns[j] - m[0] == shift[j] if j == counter else ns[j] == const[j] for j in range(slots))]
+        if len(fit) > len(best):
+            best = fit
+    return best if len(best) >= need else []
+
+
+def _roman(s: str) -> int:
+    values = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
+    return sum(-values[a] if values[a] < values.get(b, 0) else values[a] for a, b in zip(s, s[1:] + " "))
+
+
 def furniture(pages: list[str]) -> list[list[tuple[int, int, str]]]:
     """Per page, the lines to drop as ``(start, end, kind)`` with kind ``header``/``footer``/``page``.
 
-    A line in the top or bottom :data:`ZONE` of a page is a running header or footer when the
-    same line (digits ignored, so ``Page 3 of 9`` matches ``Page 4 of 9``) sits in that zone on
-    at least half of the pages and on two or more; a lone page number in the zone is dropped too.
-    A one-page document has no running lines to learn from, only page numbers at its very end.
+    A line is a running header (footer) when it sits at the same position, counted from the top
+    (bottom) of the page within the first (last) :data:`ZONE` lines, on :func:`pages_needed`
+    pages, the same text there except for a page number (see :func:`_running`). A line that
+    looks like a page number (``7``, ``Page 7 of 9``, ``- vii -``) is dropped at a page edge
+    (the first or last line left) when it says ``page`` or ``of 9``, or when its number keeps
+    the same distance to the page's index as on another page. A body line that occurs once, or
+    whose numbers change like body text does, is never dropped; a one-page document loses only
+    a page number that ends it. Pages without text (scans, unreadable pages) are not counted.
     """
-    zones = []
-    for page in pages:
-        lines = _lines(page)
-        top, bottom = lines[:ZONE], lines[-ZONE:] if len(lines) > ZONE else []
-        zones.append((lines, top, [x for x in bottom if x not in top]))
-    # Count, per zone, on how many pages each line signature occurs.
-    counts: Counter = Counter()
-    for page, (_, top, bottom) in zip(pages, zones):
-        sigs = {("top", _signature(page[a:b])) for a, b in top} | {("bottom", _signature(page[a:b])) for a, b in bottom}
-        counts.update(sigs)
-    need = max(2, (len(pages) + 1) // 2)
-    out = []
-    for page, (lines, top, bottom) in zip(pages, zones):
-        drop = []
-        for where, group in (("top", top), ("bottom", bottom)):
-            for a, b in group:
-                line = page[a:b].strip()
-                if len(pages) > 1 and counts[(where, _signature(line))] >= need and not _PAGE_NUMBER.match(line):
-                    drop.append((a, b, "header" if where == "top" else "footer"))
-                elif _PAGE_NUMBER.match(line) and (len(pages) > 1 or (a, b) == lines[-1]):
-                    drop.append((a, b, "page"))
-        out.append(sorted(drop))
-    return out
+    lines = [_lines(page) for page in pages]
+    n = sum(1 for ls in lines if ls)  # pages that failed to extract or are scans have no say
+    drop: list[dict[tuple[int, int], str]] = [{} for _ in pages]
+    groups: dict[tuple[str, int, str], list[tuple[int, int, int, str]]] = {}
+    for i, (page, ls) in enumerate(zip(pages, lines)):
+        for k in range(min(ZONE, len(ls))):
+            for where, (a, b) in (("top", ls[k]), ("bottom", ls[-1 - k])):
+                line = page[a:b]
+                groups.setdefault((where, k, _signature(line)), []).append((i, a, b, line))
+    need = pages_needed(n)
+    for (where, _, _), members in groups.items():
+        if len(members) < need:
+            continue
+        for i, a, b, line in _running(members, need):
+            kind = "page" if _PAGE_NUMBER.match(line.strip()) else "header" if where == "top" else "footer"
+            drop[i].setdefault((a, b), kind)
+    # Page numbers that move or skip pages: the first and last line each page has left.
+    edges: list[tuple[int, int, int, int]] = []  # page, start, end, number minus page index
+    for i, (page, ls) in enumerate(zip(pages, lines)):
+        left = [x for x in ls if x not in drop[i]]
+        ends = left[-1:] if n == 1 else [*left[:1], *left[-1:]]
+        for a, b in dict.fromkeys(x for x in ends if x in ls[:ZONE] or x in ls[-ZONE:]):
+            line = page[a:b].strip()
+            if not _PAGE_NUMBER.match(line):
+                continue
+            if n == 1 or not _BARE_NUMBER.fullmatch(line):  # "Page 7", "7 of 9", "- 7 -" say what they are
+                drop[i][(a, b)] = "page"
+            else:
+                edges.append((i, a, b, (int(line) if line.isdigit() else _roman(line.lower())) - i))
+    shared = Counter(off for *_, off in edges)
+    for i, a, b, off in edges:
+        if shared[off] >= 2:
+            drop[i][(a, b)] = "page"
+    return [sorted((a, b, kind) for (a, b), kind in d.items()) for d in drop]
 
 
 def repair_pages(pages: list[str]) -> Repaired:
@@ -168,14 +240,14 @@ def repair_pages(pages: list[str]) -> Repaired:
         pos += len(page)
     extracted = "".join(joined)
     counts: Counter = Counter()
-    removed: dict[str, None] = {}
+    removed: dict[str, str] = {}  # by signature: "Report | 1" and "Report | 2" are one running line
     stage1: list[Edit] = []
     for start, page, drops in zip(starts, joined, furniture(joined)):
         for a, b, kind in drops:
             stage1.append((start + a, start + b, ""))
             counts[kind] += 1
             if kind != "page":
-                removed.setdefault(page[a:b].strip(), None)
+                removed.setdefault(_signature(page[a:b]), page[a:b].strip())
     plain, _ = apply_edits(extracted, stage1)
     stage2 = _repairs(plain, counts)
     # Stage-2 edits are found on the furniture-free text; carry them to extraction coordinates
@@ -184,7 +256,7 @@ def repair_pages(pages: list[str]) -> Repaired:
     merged = _merge(stage1, [(back.to_extracted(s, True), back.to_extracted(e, False), r) for s, e, r in stage2])
     text, edits = apply_edits(extracted, merged)
     page_starts = _map_offsets(merged, starts)
-    return Repaired(text=text, page_starts=page_starts, edits=edits, counts=counts, removed=list(removed))
+    return Repaired(text=text, page_starts=page_starts, edits=edits, counts=counts, removed=list(removed.values()))
 
 
 class _Deletions:

@@ -302,8 +302,9 @@ def split(ex: Extracted, doc_id: str, title: str) -> Structure:
     units: list[Unit] = []
     bounds = [h.start for h in heads] + [len(text)]
     lead = text[:bounds[0]].strip()
-    # A lead of one short line is the document's title (already in every chunk's lead-in), not a unit.
-    if lead and ("\n" in lead or len(lead) > 100):
+    # A lead that is the document's title is already in every chunk's lead-in, so it is not a unit;
+    # any other lead, even one short line ("Clause 4.1 applies from day 30."), is body text.
+    if lead and _plain(lead) != _plain(title):
         heads = [_Head(0, "preamble", "preamble", "Preamble", "", "section"), *heads]
         bounds = [0, *bounds]
         shift = 1
@@ -342,6 +343,11 @@ def split(ex: Extracted, doc_id: str, title: str) -> Structure:
     if items:
         desc.append(f"{items} list item{'s' if items > 1 else ''}")
     return Structure(found=True, how=", ".join(desc), units=units)
+
+
+def _plain(line: str) -> str:
+    """A line as a title compares: no Markdown heading marks, spaces collapsed, case folded."""
+    return " ".join(line.lstrip("#").split()).casefold()
 
 
 def _unit_id(doc_id: str, h: _Head, taken: set[str]) -> str:

@@ -128,3 +128,61 @@ def corrupt_pdf() -> bytes:
 
 def garbage_pdf() -> bytes:
     return b"%PDF-1.7\n" + bytes(range(256)) * 8
+
+
+LEASE_HEADER = "Lease Agreement 2024 - Tenant copy"
+LEASE_PAGES = [
+    # Body lines at the page edges differ from their neighbours on the other pages only in their
+    # digits, at the same line positions; some of those digits even count up with the page, as a
+    # page number does (list items 1., 2., 3.; clauses 9, 10, 11).
+    [
+        "Clause 4.1 applies from day 30.",
+        "1. The tenant shall pay the rent by day 1 of each month.",
+        "The landlord insures the building against fire and flood.",
+        "The tenant keeps the premises in good repair.",
+        "1. The tenant shall allow access for inspections.",
+        "Clause 9 applies to notices.",
+    ],
+    [
+        "Clause 5.2 applies from day 60.",
+        "4. The tenant shall pay the rent by day 2 of each month.",
+        "The landlord repairs the roof and the outer walls.",
+        "The tenant shall not sublet the premises.",
+        "2. The tenant shall allow access for inspections.",
+        "Clause 10 applies to notices.",
+    ],
+    [
+        "Clause 6.3 applies from day 90.",
+        "7. The tenant shall pay the rent by day 3 of each month.",
+        "The landlord returns the deposit within 30 days.",
+        "The tenant returns the keys at the end of the term.",
+        "3. The tenant shall allow access for inspections.",
+        "Clause 11 applies to notices.",
+    ],
+]
+
+
+def lease_pdf(pages: list[list[str]] | None = None, *, header: str | None = LEASE_HEADER,
+              footer: str | None = "Page {page} of {pages}") -> bytes:
+    """A lease with a running header and a ``Page N of M`` footer; ``None`` leaves either out."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    pages = LEASE_PAGES if pages is None else pages
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=A4, invariant=1)
+    for i, lines in enumerate(pages, start=1):
+        c.setFont("Helvetica", 9)
+        if header is not None:
+            c.drawString(72, 800, header.format(page=i, pages=len(pages)))
+        c.setFont("Helvetica", 10)
+        y = 760
+        for line in lines:
+            c.drawString(72, y, line)
+            y -= 16
+        if footer is not None:
+            c.setFont("Helvetica", 9)
+            c.drawString(280, 40, footer.format(page=i, pages=len(pages)))
+        c.showPage()
+    c.save()
+    return buf.getvalue()

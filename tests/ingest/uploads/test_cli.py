@@ -25,7 +25,8 @@ def test_upload_a_folder_prints_a_summary_per_file(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "policy.pdf: ingested as policy (version 1, pdf), 3 pages, 10 units" in out
     assert "structure: 7 numbered clauses, 2 schedules" in out
-    assert "warning: removed running headers/footers: 'ACME Group Accident Policy - Confidential'" in out
+    assert ("warning: removed 3 running header/footer lines (1 distinct): 'ACME Group Accident Policy - "
+            "Confidential'; and 3 page numbers") in out
     assert "scan.pdf: FAILED: no text layer; run OCR first" in out
     assert "notes.md: ingested as notes" in out and ".hidden" not in out
     assert "3 files: 2 ingested, 0 replaced, 0 unchanged, 1 failed" in out

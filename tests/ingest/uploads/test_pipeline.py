@@ -261,3 +261,74 @@ def test_an_existing_corpus_with_another_embedder_is_refused(store, embedder):
     other.model_id = "other-model"
     with pytest.raises(StoreError, match="embedded with"):
         ingest_uploads(store, other, [("b.txt", b"More text.")], corpus="e")
+
+
+def test_a_one_line_lead_is_kept_unless_it_is_the_title(store, embedder):
+    body = b"1. Scope\nThe tenant rents the flat.\n2. Term\nThe lease runs one year.\n"
+    ingest_uploads(store, embedder, [("lease.txt", b"Clause 4.1 applies from day 30.\n" + body),
+                                             ("Tenancy.txt", b"TENANCY\n" + body)], corpus="t")
+    units = store.get_units("t", store.unit_ids("t", ["lease"]))
+    assert units["lease/preamble"].text == "Clause 4.1 applies from day 30."
+    assert store.unit_ids("t", ["tenancy"]) == ["tenancy/1", "tenancy/2"]  # the title is in every lead-in
+
+
+def _stored_text(store, corpus, doc_id):
+    units = store.get_units(corpus, store.unit_ids(corpus, [doc_id])).values()
+    return "\n".join(u.text for u in sorted(units, key=lambda u: u.meta["doc_start"]))
+
+
+def _lost(lines, text):
+    """Body lines missing from ``text``, in order; letters and digits only, so a word re-joined
+    across a line break (``indem-``/``nify``) still counts as kept."""
+    def squash(s):
+        return "".join(ch for ch in s.lower() if ch.isalnum())
+
+    stored, pos, lost = squash(text), 0, []
+    for line in lines:
+        at = stored.find(squash(line), pos)
+        if at < 0:
+            lost.append(line)
+        else:
+            pos = at + len(squash(line))
+    return lost
+
+
+LOUD = {"header": "Lease Agreement 2024 - Tenant copy", "footer": "Page {page} of {pages}"}
+
+
+@pytest.mark.parametrize(("furniture", "warning"), [
+    (LOUD, "removed 3 running header/footer lines (1 distinct): 'Lease Agreement 2024 - Tenant copy'; "
+           "and 3 page numbers"),
+    ({"header": "Lease 2024 | {page}", "footer": "Confidential"},
+     "removed 6 running header/footer lines (2 distinct): 'Lease 2024 | 1'; 'Confidential'"),
+    ({"header": None, "footer": "- {page} -"}, "removed 3 page numbers"),
+    ({"header": None, "footer": None}, None),
+])
+def test_body_lines_at_page_edges_survive_and_running_lines_are_counted(store, embedder, furniture, warning):
+    [res] = ingest_uploads(store, embedder, [("lease.pdf", pdfs.lease_pdf(**furniture))], corpus="l")
+    assert res.ok, res.error
+    text = _stored_text(store, "l", res.doc_id)
+    assert _lost([line for page in pdfs.LEASE_PAGES for line in page], text) == []
+    for k in (1, 2, 3):
+        for line in furniture.values():
+            if line is not None:
+                assert line.format(page=k, pages=3) not in text
+    assert [w for w in res.warnings if w.startswith("removed")] == ([warning] if warning else [])
+
+
+@pytest.mark.parametrize("make", [
+    lambda: (pdfs.contract_pdf(), pdfs.CONTRACT_PAGES),
+    lambda: (pdfs.contract_pdf(edits={"45 days": "60 days"}),
+             [[line.replace("45 days", "60 days") for line in page] for page in pdfs.CONTRACT_PAGES]),
+    lambda: (pdfs.encrypted_pdf(password=""), pdfs.CONTRACT_PAGES),
+    lambda: (pdfs.text_pdf(PLAIN), PLAIN),
+    lambda: (pdfs.lease_pdf(), pdfs.LEASE_PAGES),
+], ids=["contract", "contract-v2", "empty-password", "text", "lease"])
+def test_every_body_line_of_the_generated_pdfs_survives(store, embedder, make):
+    data, pages = make()
+    [res] = ingest_uploads(store, embedder, [("doc.pdf", data)], corpus="s")
+    assert res.ok, res.error
+    assert _lost([line for page in pages for line in page], _stored_text(store, "s", res.doc_id)) == []
+
+
+PLAIN = [["just some words on a page without any numbering"] * 3, ["more words here"]]

@@ -47,3 +47,43 @@ def test_text_with_form_feeds_is_paged_like_pdftotext_output():
     ex = extract_text(b"Header\nFirst page.\n1\n\fHeader\nSecond page.\n2\n")
     assert ex.pages == 2 and ex.text == "First page.\nSecond page.\n"
     assert ex.text[ex.page_starts[1]:] == "Second page.\n"
+
+
+def _page(*lines: str) -> str:
+    return "\n".join(lines) + "\n"
+
+
+def test_body_lines_at_the_edges_that_differ_only_in_digits_are_kept():
+    pages = [_page("ACME Lease - Confidential", f"Clause {c} applies from day {d}.", "1. The tenant pays.",
+                   f"{k}. The tenant shall allow access.", f"Article {k + 4}", f"Page {k} of 3")
+             for k, (c, d) in enumerate([("4.1", 30), ("5.2", 60), ("6.3", 90)], start=1)]
+    r = repair_pages(pages)
+    assert dict(r.counts) == {"header": 3, "page": 3} and r.removed == ["ACME Lease - Confidential"]
+    for page in pages:
+        for line in page.splitlines()[1:-1]:
+            assert line in r.text.splitlines(), line
+    assert r.text.count("1. The tenant pays.") == 3  # the same body line on every page, but not at an edge
+
+
+def test_running_lines_need_every_page_of_a_short_document_and_most_pages_of_a_long_one():
+    two = [_page("Memo 7 | draft", "First body line."), _page("Memo 7 | draft", "Second body line.")]
+    assert repair_pages(two).text == "First body line.\nSecond body line.\n"
+    three = [_page("Memo", "One."), _page("Memo", "Two."), _page("Other", "Three.")]
+    assert repair_pages(three).text == "".join(three)  # on 2 of 3 pages: kept
+    cover = [_page("ANNUAL REPORT", "Cover page.")] + [_page(f"Annual Report 2023 | {k}", f"Body {w}.", f"Text {w}.")
+                                                        for k, w in zip(range(2, 6), "bcde")]
+    r = repair_pages(cover)  # on 4 of 5 pages, the page number counting up
+    assert "Annual Report 2023" not in r.text and r.counts["header"] == 4 and r.removed == ["Annual Report 2023 | 2"]
+    five = [_page("Draft", "Text a."), _page("Draft", "Text b.")] + [_page(f"Text {k}.", f"More {k}.") for k in "cde"]
+    assert repair_pages(five).text == "".join(five)  # on 2 of 5 pages: not running
+
+
+def test_page_numbers_only_where_page_numbers_go():
+    moved = [_page("3", "Text one."), _page("Text two.", "4"), _page("Text three.", "5"), _page("6", "Text four.")]
+    r = repair_pages(moved)
+    assert r.text == "Text one.\nText two.\nText three.\nText four.\n" and dict(r.counts) == {"page": 4}
+    years = [_page("Revenue by year", "2019"), _page("Costs by year", "2024"), _page("Staff", "Page 3")]
+    r = repair_pages(years)
+    assert "2019" in r.text and "2024" in r.text and "Page 3" not in r.text
+    counted = [_page(f"{k}. The tenant shall pay.", f"Body {w}.") for k, w in zip((1, 2, 3), "abc")]
+    assert repair_pages(counted).text == "".join(counted)
