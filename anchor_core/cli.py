@@ -42,6 +42,7 @@ def cmd_upload(args: argparse.Namespace, settings: Settings) -> int:
     path = Path(args.path).expanduser()
     if not path.exists():
         raise AnchorError(f"{path} does not exist; give a file or a folder of PDF, Word, HTML, Markdown or text files")
+    _regular_or_folder(path)
     t0 = time.perf_counter()
     store = open_store(settings)
     embedder = CachedEmbedder(_embedder(settings), settings.home / "embedding-cache.db")
@@ -215,7 +216,35 @@ def cmd_import_corpus(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _regular_or_folder(path: Path) -> None:
+    """A pipe, socket or device would block or never end: refuse it before reading."""
+    if not path.is_dir() and not path.is_file():
+        raise AnchorError(f"{path} is not a regular file (a pipe, socket or device); save the content to a file "
+                          "and give that file")
+
+
+def _output_path(raw: str | None) -> Path | None:
+    """``--output FILE``, checked before the run so a long run does not fail at its very end."""
+    if not raw:
+        return None
+    path = Path(raw).expanduser()
+    if path.is_dir():
+        raise AnchorError(f"--output {raw} is a folder; give a file name, e.g. {path / 'report.json'}")
+    if not path.parent.is_dir():
+        raise AnchorError(f"--output {raw}: the folder {path.parent} does not exist; create it first")
+    return path
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise AnchorError(f"cannot write {path}: {err.strerror}; choose another --output") from None
+
+
 def _read_text(path: Path, what: str) -> str:
+    if path.exists():
+        _regular_or_folder(path)
     try:
         data = path.read_bytes()
     except OSError as err:
@@ -242,6 +271,9 @@ def load_sources(path: Path) -> dict[str, str]:
     except json.JSONDecodeError as err:
         raise AnchorError(f"{path} is not valid JSON (line {err.lineno}: {err.msg}); "
                           f"expected {{\"id\": \"text\"}}") from err
+    except RecursionError:
+        raise AnchorError(f"{path} is nested too deeply to be a sources file; expected a flat JSON object "
+                          f"{{\"id\": \"text\"}}") from None
     if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
         raise AnchorError(f"{path} must be a JSON object mapping source ids to their text")
     return data
@@ -251,6 +283,7 @@ def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
     from anchor_core.scorers import make_scorer
     from anchor_core.verify import verify_answer
 
+    output = _output_path(args.output)
     answer = _read_text(Path(args.answer), "answer")
     sources = load_sources(Path(args.sources))
     # No embedder unless asked: on WiCE the MiniLM feature lowered precision and cost 55x the time.
@@ -265,9 +298,9 @@ def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
                           "use learned, lexical or nli")
     report = verify_answer(answer, sources, scorer=make_scorer(args.scorer, **kw), embedder=embedder)
     out = {"markdown": report.to_markdown, "json": report.to_json, "html": report.to_html}[args.format]()
-    if args.output:
-        Path(args.output).write_text(out, encoding="utf-8")
-        print(f"verified {report.verified_fraction:.0%} of {len(report.claims)} claims -> {args.output}")
+    if output:
+        _write(output, out)
+        print(f"verified {report.verified_fraction:.0%} of {len(report.claims)} claims -> {output}")
     else:
         print(out)
     return 0 if report.claims and report.verified_fraction >= args.fail_under else 1
@@ -286,19 +319,20 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
 
     s = AskSettings(k=args.k, hops=args.hops, include_recitals=args.recitals, groups=args.group, scorer=args.scorer,
                     writer=args.writer)
+    output = _output_path(args.output)
     store = open_store(settings)
     store.corpus(args.corpus)  # fail on an unknown corpus before loading a model
     report = ask(args.question, store=store, embedder=_embedder(settings), corpus=args.corpus, settings=s,
                  llm=_llm(settings, args.no_llm))
-    if args.output:
-        _save_report(report, Path(args.output))
+    if output:
+        _save_report(report, output)
     print(report.to_json() if args.json else report.to_text())
     return 1 if report.refused and args.fail_on_refusal else 0
 
 
 def _save_report(report, path: Path) -> None:
     text = {".md": report.to_markdown, ".html": report.to_html}.get(path.suffix.lower(), report.to_json)()
-    path.write_text(text, encoding="utf-8")
+    _write(path, text)
 
 
 def cmd_recheck(args: argparse.Namespace, settings: Settings) -> int:
@@ -424,6 +458,11 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    if not args.verbose:
+        # The Elasticsearch client logs each failed retry with its traceback; the store turns the
+        # final failure into one message that says what to do, so the retries stay quiet.
+        for name in ("elastic_transport", "elasticsearch", "urllib3"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
         settings = Settings.from_env()
         return args.func(args, settings)
@@ -433,6 +472,15 @@ def main(argv: list[str] | None = None) -> int:
     except ValidationError as err:
         msgs = "; ".join(e["msg"].removeprefix("Value error, ") for e in err.errors())
         print(f"error: {msgs}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as err:  # a broken invocation must never end in a traceback (and exit 1 means "below threshold")
+        if args.verbose:
+            raise
+        print(f"error: {type(err).__name__}: {str(err).splitlines()[0] if str(err) else 'unexpected failure'} "
+              "(run again with -v to see where; please report it)", file=sys.stderr)
         return 2
 
 

@@ -98,3 +98,76 @@ def test_console_script_runs(tmp_path):
     p = subprocess.run([sys.executable, "-m", "anchor_core.cli", "corpora"], capture_output=True, text=True, env=env,
                        cwd=REPO, timeout=60)
     assert p.returncode == 0 and "no corpora" in p.stdout
+
+
+@pytest.fixture
+def verify_files(tmp_path):
+    (tmp_path / "answer.txt").write_text("Providers shall keep logs.")
+    (tmp_path / "sources").mkdir()
+    (tmp_path / "sources" / "a.txt").write_text("Providers shall keep logs for six months.")
+    (tmp_path / "deep.json").write_text('{"a":' * 50_000 + '"x"' + "}" * 50_000)
+    os.mkfifo(tmp_path / "pipe")
+    zipped = tmp_path / "broken.docx"
+    import zipfile
+
+    with zipfile.ZipFile(zipped, "w") as z:  # a ZIP that claims to be Word, with a broken main part
+        z.writestr("[Content_Types].xml", "<Types/>")
+        z.writestr("word/document.xml", "<not xml")
+    return tmp_path
+
+
+BROKEN = [
+    (["verify", "-a", "{d}/answer.txt", "-s", "{d}/sources", "--output", "{d}/missing/report.md"],
+     "the folder {d}/missing does not exist"),
+    (["verify", "-a", "{d}/answer.txt", "-s", "{d}/sources", "--output", "{d}"], "is a folder; give a file name"),
+    (["ask", QUESTION, "--output", "{d}/missing/report.json"], "does not exist; create it first"),
+    (["verify", "-a", "{d}/answer.txt", "-s", "{d}/deep.json"], "nested too deeply"),
+    (["verify", "-a", "{d}/pipe", "-s", "{d}/sources"], "is not a regular file"),
+    (["ingest", "--path", "{d}/pipe", "--corpus", "x"], "is not a regular file"),
+]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("argv,message", BROKEN, ids=["output-missing-folder", "output-is-folder", "ask-output",
+                                                        "deep-json", "fifo-answer", "fifo-upload"])
+def test_broken_invocations_exit_2_with_one_line(verify_files, capsys, argv, message):
+    d = str(verify_files)
+    code, out, err = run(capsys, *[a.format(d=d) for a in argv])
+    assert code == 2, (out, err)
+    assert err.count("\n") == 1 and message.format(d=d) in err and "Traceback" not in err
+
+
+def test_malformed_docx_fails_alone_without_a_traceback(verify_files, capsys, caplog):
+    code, out, err = run(capsys, "ingest", "--path", str(verify_files / "broken.docx"), "--corpus", "x", "-q")
+    assert code == 1  # the file failed; the invocation was fine
+    assert "broken.docx: FAILED: the Word file is damaged" in out
+    assert "Traceback" not in err + out and not any(r.exc_info for r in caplog.records)
+
+
+@pytest.mark.timeout(60)
+def test_elasticsearch_down_is_one_message_not_tracebacks(monkeypatch, capsys):
+    monkeypatch.setenv("ANCHOR_STORE", "elasticsearch")
+    monkeypatch.setenv("ANCHOR_ES_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("ANCHOR_ES_RETRIES", "1")
+    monkeypatch.setenv("ANCHOR_ES_TIMEOUT", "2")
+    code, out, err = run(capsys, "corpora")
+    assert code == 2
+    assert err.startswith("error: cannot reach Elasticsearch") and "Traceback" not in err
+    assert err.count("\n") == 1, err
+
+
+def test_an_unexpected_failure_is_one_line_exit_2(monkeypatch, capsys):
+    import anchor_core.cli as cli
+
+    def boom(args, settings):
+        raise RuntimeError("disk on fire\nsecond line")
+
+    parser = cli.build_parser
+    monkeypatch.setattr(cli, "build_parser", lambda: _with(parser(), "corpora", boom))
+    code, out, err = run(capsys, "corpora")
+    assert code == 2 and err == "error: RuntimeError: disk on fire (run again with -v to see where; please report it)\n"
+
+
+def _with(parser, command, func):
+    parser._subparsers._group_actions[0].choices[command].set_defaults(func=func)
+    return parser

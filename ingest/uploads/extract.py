@@ -258,6 +258,9 @@ def extract_docx(data: bytes) -> Extracted:
         d = docx.Document(io.BytesIO(data))
     except (PackageNotFoundError, KeyError, ValueError, OSError) as err:
         raise UploadError(f"the Word file is damaged and cannot be read ({err}); open and re-save it") from None
+    except Exception as err:  # noqa: BLE001 - python-docx fails in many ways on a malformed package (bad XML parts)
+        raise UploadError(f"the Word file is damaged and cannot be read ({type(err).__name__}); "
+                          "open it in Word or LibreOffice and save it again") from None
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 

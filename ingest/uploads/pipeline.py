@@ -256,7 +256,9 @@ def ingest_uploads(store: Store, embedder: Embedder, files: Iterable[Upload | tu
         except AnchorError:
             raise  # a missing model or a broken store is not this file's fault
         except Exception as err:  # noqa: BLE001 - a parser bug on one odd file must not sink the batch
-            log.exception("unexpected error reading %s", up.name)
+            # The file's result carries the message; the traceback is for `-v` (debug) only.
+            log.warning("unexpected error reading %s: %s: %s", up.name, type(err).__name__, err,
+                        exc_info=log.isEnabledFor(logging.DEBUG))
             res.status, res.error = "failed", f"could not read the file ({type(err).__name__}: {err})"
             continue
         version = int(old.meta.get("version", 1)) + 1 if old is not None else 1
