@@ -82,9 +82,14 @@ class SQLiteStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(str(self.path), timeout=60, check_same_thread=False,
                                        isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(SCHEMA)
+            # Opening a store that is already current writes nothing, so a reader (anchor
+            # retrieve, the dashboard) never waits behind a long ingest holding the write lock;
+            # WAL lets it read the last committed corpus meanwhile.
+            current = self._db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT
+            if not current:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.executescript(SCHEMA)
             columns = {r[1] for r in self._db.execute("PRAGMA table_info(corpora)")}
         except sqlite3.DatabaseError as err:
             raise StoreError(f"cannot open the store at {self.path}: {err}. If the file is damaged, move it "
@@ -92,7 +97,8 @@ class SQLiteStore:
         if "fts" not in columns:
             raise StoreError(f"the store at {self.path} was written by an older Anchor (one shared full-text "
                              "index); move the file away and ingest again.")
-        self._migrate()
+        if not current:
+            self._migrate()
         self._lock = threading.RLock()
         self._matrices: dict[str, _Matrix] = {}
 

@@ -84,8 +84,34 @@ def test_store_of_layout_2_gains_the_page_columns(tmp_path, small_corpus):
     raw_replace(store, small_corpus, "w")
     store._db.execute("ALTER TABLE chunks DROP COLUMN page")
     store._db.execute("ALTER TABLE chunks DROP COLUMN page_end")
+    store._db.execute("PRAGMA user_version = 0")  # layouts before 3 never set it
     store.close()
     again = SQLiteStore(tmp_path / "a.db")
     chunks = again.unit_chunks("w", "annex-1", Filters())
     assert chunks and all(c.page is None for c in chunks)
     assert again._rows("PRAGMA user_version")[0][0] == 3
+
+
+@pytest.mark.timeout(30)
+def test_readers_open_and_read_while_a_writer_holds_the_lock(tmp_path, embedder, small_corpus, capsys):
+    """Opening a current store writes nothing: `anchor corpora` and retrieval answer at once from
+    the last committed corpus while a long ingest holds the write lock (they used to wait 60 s)."""
+    import sqlite3
+    import time
+
+    from anchor_core.cli import main
+    from anchor_core.indexing import ingest
+
+    path = tmp_path / "home" / "anchor.db"
+    ingest(SQLiteStore(path), embedder, small_corpus, corpus="widgets", adapter="test")
+    writer = sqlite3.connect(str(path), isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # what a running ingest holds
+    try:
+        t0 = time.perf_counter()
+        store = SQLiteStore(path)
+        assert [c.name for c in store.corpora()] == ["widgets"]
+        assert main(["corpora"]) == 0 and "widgets" in capsys.readouterr().out
+        assert time.perf_counter() - t0 < 5
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
