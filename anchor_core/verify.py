@@ -26,6 +26,7 @@ from anchor_core.anchoring import Anchor, InputError, best_anchor, check_text, d
 from anchor_core.embeddings import Embedder
 from anchor_core.errors import AnchorError
 from anchor_core.models import utcnow
+from anchor_core.safe import md_code, md_escape
 from anchor_core.scorers import Scorer
 from anchor_core.segment import split_sentences
 
@@ -159,23 +160,25 @@ class Report(BaseModel):
         return self.model_dump_json(indent=2)
 
     def to_markdown(self) -> str:
+        m = md_escape
         lines = ["# Verification report", "",
                  f"**Verified: {self.verified_fraction:.0%}** of {len(self.claims)} claims "
-                 f"(scorer `{self.scorer}`, threshold {self.threshold:.2f})"
-                 f"{' — ' + self.note if self.note else ''}", ""]
+                 f"(scorer {md_code(self.scorer)}, threshold {self.threshold:.2f})"
+                 f"{' — ' + m(self.note, inline=True) if self.note else ''}", ""]
         for c in self.claims:
             mark = {"supported": "✅", "partially_supported": "⚠️", "unsupported": "❌"}[c.verdict]
-            cites = f" [{', '.join(c.cite_ids)}]" if c.cite_ids else ""
-            lines.append(f"{c.index}. {mark} {c.text}{cites}")
-            lines.append(f"   - {c.verdict}: {c.reason}")
+            cites = f" {m('[' + ', '.join(c.cite_ids) + ']')}" if c.cite_ids else ""
+            lines.append(f"{c.index}. {mark} {m(c.text, inline=True)}{cites}")
+            lines.append(f"   - {c.verdict}: {m(c.reason, inline=True)}")
             for a in c.atoms:
                 if a.anchor is None:
-                    lines.append(f"   - atom “{a.text}”: no supporting sentence")
+                    lines.append(f"   - atom “{m(a.text, inline=True)}”: no supporting sentence")
                     continue
                 q = a.anchor
-                flags = f" flags: {', '.join(q.flags)}" if q.flags else ""
-                lines.append(f"   - atom “{a.text}” → `{a.source_id}` [{q.start}:{q.end}] score {q.score:.2f} "
-                             f"({q.method}){flags}: “{q.quote}”")
+                flags = f" flags: {m(', '.join(q.flags))}" if q.flags else ""
+                lines.append(f"   - atom “{m(a.text, inline=True)}” → {md_code(a.source_id or '')} "
+                             f"\\[{q.start}:{q.end}\\] score {q.score:.2f} ({m(q.method)}){flags}: "
+                             f"“{m(q.quote, inline=True)}”")
         return "\n".join(lines) + "\n"
 
     def to_html(self) -> str:
@@ -184,8 +187,9 @@ class Report(BaseModel):
             atoms = "".join(
                 f"<li>{html.escape(a.text)} → " + (
                     f"<code>{html.escape(a.source_id or '')} [{a.anchor.start}:{a.anchor.end}]</code> "
-                    f"score {a.anchor.score:.2f} ({a.anchor.method}) <blockquote>{html.escape(a.anchor.quote)}"
-                    f"</blockquote>" if a.anchor else "<em>no supporting sentence</em>") + "</li>"
+                    f"score {a.anchor.score:.2f} ({html.escape(a.anchor.method)}) "
+                    f"<blockquote>{html.escape(a.anchor.quote)}</blockquote>"
+                    if a.anchor else "<em>no supporting sentence</em>") + "</li>"
                 for a in c.atoms)
             rows.append(f'<tr class="{c.verdict}"><td>{c.index}</td><td>{html.escape(c.text)}</td>'
                         f"<td>{c.verdict}</td><td>{html.escape(c.reason)}<ul>{atoms}</ul></td></tr>")

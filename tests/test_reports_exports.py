@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -11,6 +12,7 @@ from anchor_core.exports import ExportError, export, read_export, to_pdf
 from anchor_core.reports import ReportStore, ReviewError, RunNotFound
 from anchor_core.scorers import make_scorer
 from anchor_core.verify import verify_answer
+from tests.payloads import HOSTILE, IMAGE, JS_LINK, ONERROR, RUN_ID, SCRIPT, live_markup
 
 TEXT = "1. Providers shall keep logs --> for six months. 2. Deployers may <b>inform</b> users."
 
@@ -135,3 +137,63 @@ def test_export_json_is_the_documented_record(rs):
     assert doc["format"] == "anchor-report" and doc["format_version"] == 1
     assert doc["run"]["ask"]["claims"][0]["anchor"]["unit_sha256"] == "ab" * 32
     assert doc["run"]["ask"]["corpus_version"] == "v1" and doc["run"]["ask"]["models"]["scorer"] == "learned"
+
+
+def hostile_run(rs):
+    """A saved ask run whose every free text (question, answer, claim, quote, source, comment) is hostile."""
+    text = f"1. Providers shall keep logs {HOSTILE} for six months. 2. Deployers inform users."
+    quote = f"Providers shall keep logs {HOSTILE} for six months."
+    start = text.index(quote)
+    src = Source(n=1, chunk_id="c1", unit_id="article-12", part="1", label=f"Article 12 {IMAGE}", doc_id="doc",
+                 start=0, end=len(text), text=text, score=0.8, unit_sha256="ab" * 32)
+    anchor = ClaimAnchor(source=1, unit_id="article-12", part="1", quote=quote, start=start, end=start + len(quote),
+                         score=1.0, method="verbatim", threshold=0.5, unit_sha256="ab" * 32)
+    claim = CheckedClaim(text=f"Providers keep logs {HOSTILE}.", cited=[1], supported=True, verdict="supported",
+                         anchor=anchor)
+    report = AskReport(question=f"How long? {SCRIPT}", corpus="demo", corpus_version="v1", refused=False,
+                       answer=f"Logs are kept {HOSTILE} [1].\n# {JS_LINK}", claims=[claim], sources=[src],
+                       models={"embedder": "hash-bow-384"})
+    run = rs.save(report, run_id=RUN_ID)
+    rs.review(run.id, 1, "needs_work", reviewer=f"Eve {ONERROR}", comment=f"see {IMAGE} {JS_LINK}")
+    return rs.get(run.id)
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html"])
+def test_hostile_text_is_inert_in_exports_and_reads_back_exactly(rs, fmt):
+    run = hostile_run(rs)
+    data = export(run, fmt).decode()
+    if fmt == "markdown":
+        human, record = data.split("<!-- anchor-report-json")
+        assert live_markup(human) == []
+        assert r"Providers keep logs \!\[x\]\(http://evil.example/p.png\)" in human
+    else:
+        human, record = data.split("<script type='application/json' id='anchor-report'>")
+        tags = set(re.findall(r"<([A-Za-z][A-Za-z0-9]*)", human))
+        assert tags <= {"html", "head", "meta", "title", "style", "body", "h1", "h2", "dl", "dt", "dd", "p",
+                        "div", "span", "strong", "blockquote", "small", "br", "code", "ul", "ol", "li", "hr", "em"}
+        assert "<img" not in human and "<script" not in human and "&lt;img src=x onerror=alert(1)&gt;" in human
+    assert record.count("</script>") == (1 if fmt == "html" else 0) and "<" not in record.split("</script>")[0]
+    back = read_export(data)
+    assert back == run
+    assert back.id == RUN_ID and back.ask.question == f"How long? {SCRIPT}"
+    assert back.claims[0].quote == f"Providers shall keep logs {HOSTILE} for six months."
+    assert back.reviews[0].comment == f"see {IMAGE} {JS_LINK}"
+
+
+def test_a_look_alike_record_in_the_text_is_not_read_back(rs):
+    run = hostile_run(rs)
+    fake = '<!-- anchor-report-json {"format": "anchor-report", "run": {"id": "fake"}} -->'
+    run = run.model_copy(update={"ask": run.ask.model_copy(update={"answer": fake})})
+    for fmt in ("markdown", "html"):
+        assert read_export(export(run, fmt)) == run
+
+
+def test_ask_and_verify_markdown_reports_escape_their_text(rs):
+    ask_md = hostile_run(rs).ask.to_markdown()
+    assert live_markup(ask_md) == [] and "&lt;script&gt;" in ask_md
+    source = f"Providers shall keep logs {HOSTILE} for six months."
+    answer = f'Providers shall keep logs {IMAGE} for six months.<cite id="art12"/> {SCRIPT} is a claim too.'
+    v = verify_answer(answer, {"art12": source}, scorer=make_scorer("lexical"))
+    assert IMAGE in v.claims[0].text  # the record keeps the text exactly; only the rendering escapes it
+    assert live_markup(v.to_markdown()) == []
+    assert "<script>" not in v.to_html() and "<img" not in v.to_html()
