@@ -12,7 +12,7 @@ from anchor_core.exports import ExportError, export, read_export, to_pdf
 from anchor_core.reports import ReportStore, ReviewError, RunNotFound
 from anchor_core.scorers import make_scorer
 from anchor_core.verify import verify_answer
-from tests.payloads import HOSTILE, IMAGE, JS_LINK, ONERROR, RUN_ID, SCRIPT, live_markup
+from tests.payloads import HOSTILE, IMAGE, JS_LINK, ONERROR, RUN_ID, SCRIPT, hostile_ask_report, live_markup
 
 TEXT = "1. Providers shall keep logs --> for six months. 2. Deployers may <b>inform</b> users."
 
@@ -140,20 +140,7 @@ def test_export_json_is_the_documented_record(rs):
 
 
 def hostile_run(rs):
-    """A saved ask run whose every free text (question, answer, claim, quote, source, comment) is hostile."""
-    text = f"1. Providers shall keep logs {HOSTILE} for six months. 2. Deployers inform users."
-    quote = f"Providers shall keep logs {HOSTILE} for six months."
-    start = text.index(quote)
-    src = Source(n=1, chunk_id="c1", unit_id="article-12", part="1", label=f"Article 12 {IMAGE}", doc_id="doc",
-                 start=0, end=len(text), text=text, score=0.8, unit_sha256="ab" * 32)
-    anchor = ClaimAnchor(source=1, unit_id="article-12", part="1", quote=quote, start=start, end=start + len(quote),
-                         score=1.0, method="verbatim", threshold=0.5, unit_sha256="ab" * 32)
-    claim = CheckedClaim(text=f"Providers keep logs {HOSTILE}.", cited=[1], supported=True, verdict="supported",
-                         anchor=anchor)
-    report = AskReport(question=f"How long? {SCRIPT}", corpus="demo", corpus_version="v1", refused=False,
-                       answer=f"Logs are kept {HOSTILE} [1].\n# {JS_LINK}", claims=[claim], sources=[src],
-                       models={"embedder": "hash-bow-384"})
-    run = rs.save(report, run_id=RUN_ID)
+    run = rs.save(hostile_ask_report(), run_id=RUN_ID)
     rs.review(run.id, 1, "needs_work", reviewer=f"Eve {ONERROR}", comment=f"see {IMAGE} {JS_LINK}")
     return rs.get(run.id)
 
@@ -197,3 +184,9 @@ def test_ask_and_verify_markdown_reports_escape_their_text(rs):
     assert IMAGE in v.claims[0].text  # the record keeps the text exactly; only the rendering escapes it
     assert live_markup(v.to_markdown()) == []
     assert "<script>" not in v.to_html() and "<img" not in v.to_html()
+
+
+def test_an_imported_run_with_an_odd_id_gets_a_plain_one(rs, tmp_path):
+    exported = export(hostile_run(rs), "json")
+    other = ReportStore(tmp_path / "other.db").import_run(read_export(exported))
+    assert re.fullmatch(r"[A-Za-z0-9_-]+", other.id) and other.ask.question == f"How long? {SCRIPT}"
