@@ -214,3 +214,21 @@ def test_tag_offsets_are_exact(parts, data):
         want.append((len(answer), len(answer) + len(tag), tag))
         answer += tag
     assert [(t.start, t.end, answer[t.start:t.end]) for t in _tags(answer)] == want
+
+
+@pytest.mark.parametrize("bound", ["nan", "NaN", "inf", "-inf", "-1", "2", "1.0001"])
+def test_cli_fail_under_must_be_a_fraction(tmp_path, capsys, bound):
+    ans, src = tmp_path / "a.txt", tmp_path / "s.json"
+    ans.write_text("Providers and deployers shall ensure a sufficient level of AI literacy.")
+    src.write_text(json.dumps(SOURCES))
+    assert main(["verify", "-a", str(ans), "-s", str(src), "--scorer", "lexical", f"--fail-under={bound}"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--fail-under must be a number from 0 to 1" in err
+
+
+@pytest.mark.parametrize("bound, code", [("0", 0), ("1", 0), ("0.5", 0)])
+def test_cli_fail_under_bounds_are_accepted(tmp_path, bound, code):
+    ans, src = tmp_path / "a.txt", tmp_path / "s.json"
+    ans.write_text("Providers and deployers shall ensure a sufficient level of AI literacy of their staff.")
+    src.write_text(json.dumps(SOURCES))
+    assert main(["verify", "-a", str(ans), "-s", str(src), "--scorer", "lexical", "--fail-under", bound]) == code
