@@ -9,7 +9,8 @@ SCRIPT = "<script>document.title='x'</script>"
 ONERROR = "<img src=x onerror=alert(1)>"
 JS_LINK = "[click](javascript:alert(1))"
 RUN_ID = "\"><script>document.title='pwned'</script>"
-PAYLOADS = [IMAGE, SCRIPT, ONERROR, JS_LINK, RUN_ID]
+ATTR_ID = "x'><script>document.title='pwned'</script>"  # the same, out of a single-quoted attribute
+PAYLOADS = [IMAGE, SCRIPT, ONERROR, JS_LINK, RUN_ID, ATTR_ID]
 HOSTILE = " ".join(PAYLOADS)
 
 _ESCAPED = re.compile(r"\\[!-/:-@\[-`{-~]")  # a backslash-escaped ASCII punctuation character
