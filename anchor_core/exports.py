@@ -59,7 +59,8 @@ def _embedded_json(run: SavedRun) -> str:
 
 def filename(run: SavedRun, fmt: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", run.title.lower()).strip("-")[:40] or run.kind
-    return f"anchor-{run.kind}-{slug}-{run.id}.{FORMATS[fmt][0]}"
+    run_id = re.sub(r"[^A-Za-z0-9_-]+", "", run.id)[:64] or "run"  # an imported id may hold anything
+    return f"anchor-{run.kind}-{slug}-{run_id}.{FORMATS[fmt][0]}"
 
 
 def export(run: SavedRun, fmt: str) -> bytes:

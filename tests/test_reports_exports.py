@@ -8,7 +8,7 @@ import re
 import pytest
 
 from anchor_core.ask.report import AskReport, CheckedClaim, ClaimAnchor, Source
-from anchor_core.exports import ExportError, export, read_export, to_pdf
+from anchor_core.exports import ExportError, export, filename, read_export, to_pdf
 from anchor_core.reports import ReportStore, ReviewError, RunNotFound
 from anchor_core.scorers import make_scorer
 from anchor_core.verify import verify_answer
@@ -163,6 +163,7 @@ def test_hostile_text_is_inert_in_exports_and_reads_back_exactly(rs, fmt):
     back = read_export(data)
     assert back == run
     assert back.id == RUN_ID and back.ask.question == f"How long? {SCRIPT}"
+    assert re.fullmatch(r"anchor-ask-[a-z0-9-]+-scriptdocumenttitlepwnedscript\.(md|html)", filename(run, fmt))
     assert back.claims[0].quote == f"Providers shall keep logs {HOSTILE} for six months."
     assert back.reviews[0].comment == f"see {IMAGE} {JS_LINK}"
 
