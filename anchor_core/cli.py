@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import sys
 import time
 from pathlib import Path
@@ -283,6 +284,10 @@ def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
     from anchor_core.scorers import make_scorer
     from anchor_core.verify import verify_answer
 
+    # float() also takes "nan" and "inf"; a NaN bound would make every run pass.
+    if not math.isfinite(args.fail_under) or not 0.0 <= args.fail_under <= 1.0:
+        raise AnchorError(f"--fail-under must be a number from 0 to 1 (the verified fraction); "
+                          f"got {args.fail_under}")
     output = _output_path(args.output)
     answer = _read_text(Path(args.answer), "answer")
     sources = load_sources(Path(args.sources))

@@ -22,6 +22,7 @@ from typing import Any
 from anchor_core.errors import AnchorError
 from anchor_core.models import utcnow
 from anchor_core.reports import VERDICTS, ClaimView, SavedRun
+from anchor_core.safe import json_for_html, md_code, md_escape
 
 FORMAT = "anchor-report"
 FORMAT_VERSION = 1
@@ -52,14 +53,14 @@ def _json(run: SavedRun) -> str:
 
 
 def _embedded_json(run: SavedRun) -> str:
-    # ``<`` and ``>`` only occur inside JSON strings, where \u escapes are equivalent: the text
-    # can then never close the surrounding comment or script element.
-    return json.dumps(payload(run), ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
+    # No ``<``, ``>`` or ``&`` in it: the record can never close the comment or script holding it.
+    return json_for_html(payload(run))
 
 
 def filename(run: SavedRun, fmt: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", run.title.lower()).strip("-")[:40] or run.kind
-    return f"anchor-{run.kind}-{slug}-{run.id}.{FORMATS[fmt][0]}"
+    run_id = re.sub(r"[^A-Za-z0-9_-]+", "", run.id)[:64] or "run"  # an imported id may hold anything
+    return f"anchor-{run.kind}-{slug}-{run_id}.{FORMATS[fmt][0]}"
 
 
 def export(run: SavedRun, fmt: str) -> bytes:
@@ -132,41 +133,45 @@ RECHECK_NOTE = ("To re-check: each quote must equal the stored text of its unit 
 
 
 def to_markdown(run: SavedRun) -> str:
-    out = [f"# {run.title}", ""]
-    out += [f"- **{k}**: {v}" for k, v in _header(run)]
+    """The run as Markdown. Every text from the run is escaped (:func:`md_escape`): a source sentence
+    holding ``![x](http://…)`` or ``<script>`` shows as those characters in any viewer."""
+    m = md_escape
+    out = [f"# {m(run.title, inline=True)}", ""]
+    out += [f"- **{k}**: {m(v, inline=True)}" for k, v in _header(run)]
     out.append("")
     if run.refused and run.ask:
-        out += ["## Refused", "", f"{run.ask.reason} (`{run.ask.reason_code}`)", ""]
+        out += ["## Refused", "", f"{m(run.ask.reason)} ({md_code(str(run.ask.reason_code))})", ""]
     else:
-        out += ["## Answer", "", run.answer.strip(), ""]
+        out += ["## Answer", "", m(run.answer.strip()), ""]
     if run.claims:
         out += ["## Claims", ""]
         for c in run.claims:
-            out.append(f"{c.index}. {STATUS_MARK[c.status]} — {c.text}")
-            out.append(f"   - anchor: {_anchor_line(c)}")
+            out.append(f"{c.index}. {STATUS_MARK[c.status]} — {m(c.text, inline=True)}")
+            out.append(f"   - anchor: {m(_anchor_line(c), inline=True)}")
             if c.quote is not None:
-                out.append(f"   - quote: “{c.quote}”")
-                out.append(f"   - document sha256: `{c.doc_sha256 or 'unknown'}`")
+                out.append(f"   - quote: “{m(c.quote, inline=True)}”")
+                out.append(f"   - document sha256: {md_code(c.doc_sha256 or 'unknown')}")
             if c.path and ("←" in c.path or "→" in c.path):
-                out.append(f"   - reference path: {c.path}")
+                out.append(f"   - reference path: {m(c.path, inline=True)}")
             if c.flags:
-                out.append(f"   - flags: {', '.join(c.flags)}")
-            out += [f"   - {r}" for r in c.reasons]
+                out.append(f"   - flags: {m(', '.join(c.flags), inline=True)}")
+            out += [f"   - {m(r, inline=True)}" for r in c.reasons]
             hist = _history(run, c.index)
-            out += [f"   - review: {h}" for h in hist] or ["   - review: not reviewed"]
+            out += [f"   - review: {m(h, inline=True)}" for h in hist] or ["   - review: not reviewed"]
         out.append("")
     if run.ask and run.ask.sources:
         out += ["## Retrieved sources", ""]
         for s in run.ask.sources:
             via = f", followed from {s.followed_from}" if s.followed_from else ""
             page = f", page {s.page}" if s.page else ""
-            out.append(f"- [{s.n}] **{s.label}**{page}, score {s.score:.3f}{via}: "
-                       f"{' '.join(s.text.split())[:240]}")
+            out.append(f"- \\[{s.n}\\] **{m(s.label, inline=True)}**{m(page)}, score {s.score:.3f}"
+                       f"{m(via, inline=True)}: {m(' '.join(s.text.split())[:240])}")
         out.append("")
     if run.ask and run.ask.trace:
         out += ["## What it did", ""]
-        out += [f"- {e.stage}: {e.message}" + (f" ({e.decision})" if e.decision else "") for e in run.ask.trace]
-        out += [f"- note: {n}" for n in run.ask.notes]
+        out += [f"- {m(e.stage)}: {m(e.message, inline=True)}" + (f" ({m(e.decision)})" if e.decision else "")
+                for e in run.ask.trace]
+        out += [f"- note: {m(n, inline=True)}" for n in run.ask.notes]
         out.append("")
     out += ["---", "", RECHECK_NOTE, "", _MD_OPEN, _embedded_json(run), _MD_CLOSE, ""]
     return "\n".join(out)
@@ -344,12 +349,13 @@ def read_export(data: bytes | str, *, name: str = "the file") -> SavedRun:
     stripped = text.lstrip()
     if stripped.startswith("{"):
         return _from_payload(_loads(stripped, name), name)
-    m = re.search(r"<script type='application/json' id='anchor-report'>(.*?)</script>", text, re.S)
-    if m is None:
-        m = re.search(re.escape(_MD_OPEN) + r"\s*(.*?)\s*" + re.escape(_MD_CLOSE), text, re.S)
-    if m is None:
+    # The record is the last element of the file: an earlier look-alike can only be text of the run.
+    found = re.findall(r"<script type='application/json' id='anchor-report'>(.*?)</script>", text, re.S)
+    if not found:
+        found = re.findall(re.escape(_MD_OPEN) + r"\s*(.*?)\s*" + re.escape(_MD_CLOSE), text, re.S)
+    if not found:
         raise ExportError(f"{name} holds no embedded Anchor report; was it exported by Anchor and left unedited?")
-    return _from_payload(_loads(m.group(1), name), name)
+    return _from_payload(_loads(found[-1], name), name)
 
 
 def _pdf_attachment(raw: bytes, name: str) -> str:

@@ -36,6 +36,7 @@ from anchor_core.verify import Report as VerifyReport
 Verdict = Literal["accepted", "rejected", "needs_work"]
 VERDICTS: dict[str, str] = {"accepted": "accepted", "rejected": "rejected", "needs_work": "needs work"}
 Status = Literal["supported", "flagged", "unsupported"]
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 class RunNotFound(AnchorError):
@@ -262,11 +263,14 @@ class ReportStore:
                               len(run.claims), run.verified_fraction, payload))
 
     def import_run(self, run: SavedRun) -> SavedRun:
-        """Store a run read back from an export, with its reviews. Keeps its id unless that id is taken."""
+        """Store a run read back from an export, with its reviews. Keeps its id unless that id is taken
+        or is not a plain id (letters, digits, ``_`` and ``-``, as Anchor writes them)."""
         with self._lock:
             taken = self._db.execute("SELECT 1 FROM runs WHERE id = ?", (run.id,)).fetchone()
             if taken:
                 run = run.model_copy(update={"id": uuid.uuid4().hex[:12], "title": _title(run.title + " (imported)")})
+            elif not _PLAIN_ID.fullmatch(run.id):
+                run = run.model_copy(update={"id": uuid.uuid4().hex[:12]})
             self._insert(run)
             self._db.executemany("INSERT INTO reviews (run_id, claim, verdict, comment, reviewer, at) "
                                  "VALUES (?, ?, ?, ?, ?, ?)",

@@ -6,7 +6,9 @@ Two tag styles are read:
 - ``Claim sentence.<cite id="src1"/>`` (or an empty ``<cite id="src1"></cite>``) — the
   sentence before the tag is the claim.
 
-``id`` may list several sources (``id="a,b"``). Sentences outside any tag are claims too,
+``id`` may list several sources (``id="a,b"``). Tags are read as HTML reads them: attributes in
+any order and case, values double-, single- or un-quoted (a quoted ``>`` stays in the value),
+``data-id`` and other attributes ignored. Sentences outside any tag are claims too,
 checked against every source. Each claim is split into atoms; a claim is supported only
 when every atom is anchored. An answer with no claims does not pass.
 """
@@ -18,7 +20,8 @@ import hashlib
 import html
 import json
 import re
-from typing import Literal
+from html.parser import HTMLParser
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -26,11 +29,12 @@ from anchor_core.anchoring import Anchor, InputError, best_anchor, check_text, d
 from anchor_core.embeddings import Embedder
 from anchor_core.errors import AnchorError
 from anchor_core.models import utcnow
+from anchor_core.safe import md_code, md_escape
 from anchor_core.scorers import Scorer
 from anchor_core.segment import split_sentences
 
-_TAG = re.compile(r"<\s*(/?)\s*cite\b([^>]*?)(/?)\s*>", re.IGNORECASE)
-_ID = re.compile(r"""\bid\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'/>]+))""")
+# Where a cite tag may start: ``<cite`` or ``</cite`` followed by what can end a tag name.
+_TAG_START = re.compile(r"<\s*(/?)\s*cite(?=[\s/>]|$)", re.IGNORECASE)
 MIN_CLAIM_WORDS = 3
 
 
@@ -48,18 +52,88 @@ def _line(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
 
-def _ids(attrs: str, answer: str, pos: int, sources: dict[str, str]) -> list[str]:
-    m = _ID.search(attrs)
-    if not m:
-        raise CiteError(f'line {_line(answer, pos)}: <cite> without an id; write <cite id="SOURCE_ID">')
-    ids = [i for i in re.split(r"[,\s]+", next(g for g in m.groups() if g is not None)) if i]
+class _Tag(NamedTuple):
+    start: int
+    end: int
+    """Half-open ``[start, end)`` of the whole tag in the answer."""
+    closing: bool
+    selfclose: bool
+    id: str | None
+    """The ``id`` attribute's value; None when the tag has none."""
+
+
+class _StartTag(HTMLParser):
+    """Reads the one start tag at the beginning of the text fed to it, then stops."""
+
+    class Done(Exception):
+        pass
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)
+        self.found: tuple[str, list[tuple[str, str | None]], bool] | None = None
+
+    def _take(self, attrs: list[tuple[str, str | None]], selfclose: bool) -> None:
+        if self.getpos() == (1, 0):  # the tag was read where the cite starts, not further on
+            self.found = (self.get_starttag_text() or "", attrs, selfclose)
+        raise self.Done
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._take(attrs, False)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._take(attrs, True)
+
+    def handle_endtag(self, tag: str) -> None:
+        raise self.Done
+
+
+def _tags(answer: str) -> list[_Tag]:
+    """Every ``<cite …>``, ``<cite …/>`` and ``</cite>`` in ``answer``, in order, with exact offsets.
+
+    Only cite tags are parsed; any other text, ``<`` included, stays claim text."""
+    tags: list[_Tag] = []
+    pos = 0
+    while m := _TAG_START.search(answer, pos):
+        rest = answer[m.end():]
+        if m.group(1):
+            close = rest.find(">")
+            if close < 0:
+                raise CiteError(f"line {_line(answer, m.start())}: </cite without its closing '>'")
+            tags.append(_Tag(m.start(), m.end() + close + 1, True, False, None))
+            pos = m.end() + close + 1
+            continue
+        parser = _StartTag()
+        try:
+            parser.feed("<cite" + rest)
+            parser.close()
+        except _StartTag.Done:
+            pass
+        if parser.found is None:
+            raise CiteError(f"line {_line(answer, m.start())}: a <cite> tag that never ends; close it with '>' "
+                            "and check the quotes around its attributes")
+        raw, attrs, selfclose = parser.found
+        end = m.end() + len(raw) - len("<cite")
+        # HTML reads ``<cite id=a/>`` as the value ``a/``: take it, as people mean it, for a marker.
+        selfclose = selfclose or re.search(r"/\s*>$", raw) is not None
+        value = next((v or "" for k, v in attrs if k == "id"), None)  # the first id wins, as in HTML
+        if value is not None and selfclose and value.endswith("/") and not re.search(r"[\"']\s*/\s*>$", raw):
+            value = value[:-1]
+        tags.append(_Tag(m.start(), end, False, selfclose, value))
+        pos = end
+    return tags
+
+
+def _ids(tag: _Tag, answer: str, sources: dict[str, str]) -> list[str]:
+    if tag.id is None:
+        raise CiteError(f'line {_line(answer, tag.start)}: <cite> without an id; write <cite id="SOURCE_ID">')
+    ids = [i for i in re.split(r"[,\s]+", tag.id) if i]
     if not ids:
-        raise CiteError(f"line {_line(answer, pos)}: <cite> with an empty id")
+        raise CiteError(f"line {_line(answer, tag.start)}: <cite> with an empty id")
     for i in ids:
         if i not in sources:
             near = difflib.get_close_matches(i, list(sources), n=1)
             hint = f"did you mean {near[0]!r}? " if near else ""
-            raise CiteError(f"line {_line(answer, pos)}: unknown source id {i!r}; {hint}"
+            raise CiteError(f"line {_line(answer, tag.start)}: unknown source id {i!r}; {hint}"
                             f"known ids: {', '.join(sorted(sources)[:10])}")
     return ids
 
@@ -76,31 +150,32 @@ def parse_answer(answer: str, sources: dict[str, str]) -> list[Segment]:
     """Split an answer into claims with the source ids they cite."""
     segments: list[Segment] = []
     pos = 0
-    open_tag: tuple[int, list[str], int] | None = None  # (tag start, ids, content start)
-    for m in _TAG.finditer(answer):
-        closing, attrs, selfclose = m.group(1) == "/", m.group(2), m.group(3) == "/"
-        if closing:
+    open_tag: tuple[int, list[str], int, int] | None = None  # (tag start, ids, content start, claims before)
+    for tag in _tags(answer):
+        if tag.closing:
             if open_tag is None:
-                raise CiteError(f"line {_line(answer, m.start())}: </cite> without an opening <cite id=...>")
-            _, ids, content_start = open_tag
-            inner = answer[content_start:m.start()].strip()
+                raise CiteError(f"line {_line(answer, tag.start)}: </cite> without an opening <cite id=...>")
+            _, ids, content_start, before = open_tag
+            inner = answer[content_start:tag.start].strip()
             if inner:
                 segments.append(Segment(text=" ".join(inner.split()), cite_ids=ids, line=_line(answer, content_start)))
-            else:  # empty pair: a marker citing the sentence before it
+            else:  # empty pair: a marker citing the sentence before it, which the opening tag already took
+                del segments[before:]
                 _attach_marker(segments, answer, pos, open_tag[0], ids)
             open_tag = None
-            pos = m.end()
+            pos = tag.end
             continue
         if open_tag is not None:
             raise CiteError(f"line {_line(answer, open_tag[0])}: <cite> is never closed before the next <cite> "
-                            f"on line {_line(answer, m.start())}; close it with </cite> or write <cite id=.../>")
-        ids = _ids(attrs, answer, m.start(), sources)
-        if selfclose:
-            _attach_marker(segments, answer, pos, m.start(), ids)
-            pos = m.end()
+                            f"on line {_line(answer, tag.start)}; close it with </cite> or write <cite id=.../>")
+        ids = _ids(tag, answer, sources)
+        if tag.selfclose:
+            _attach_marker(segments, answer, pos, tag.start, ids)
+            pos = tag.end
         else:
-            segments += _plain_claims(answer[pos:m.start()], _line(answer, pos))
-            open_tag = (m.start(), ids, m.end())
+            before = len(segments)
+            segments += _plain_claims(answer[pos:tag.start], _line(answer, pos))
+            open_tag = (tag.start, ids, tag.end, before)
     if open_tag is not None:
         raise CiteError(f"line {_line(answer, open_tag[0])}: <cite> is never closed; add </cite>")
     segments += _plain_claims(answer[pos:], _line(answer, pos))
@@ -159,23 +234,25 @@ class Report(BaseModel):
         return self.model_dump_json(indent=2)
 
     def to_markdown(self) -> str:
+        m = md_escape
         lines = ["# Verification report", "",
                  f"**Verified: {self.verified_fraction:.0%}** of {len(self.claims)} claims "
-                 f"(scorer `{self.scorer}`, threshold {self.threshold:.2f})"
-                 f"{' — ' + self.note if self.note else ''}", ""]
+                 f"(scorer {md_code(self.scorer)}, threshold {self.threshold:.2f})"
+                 f"{' — ' + m(self.note, inline=True) if self.note else ''}", ""]
         for c in self.claims:
             mark = {"supported": "✅", "partially_supported": "⚠️", "unsupported": "❌"}[c.verdict]
-            cites = f" [{', '.join(c.cite_ids)}]" if c.cite_ids else ""
-            lines.append(f"{c.index}. {mark} {c.text}{cites}")
-            lines.append(f"   - {c.verdict}: {c.reason}")
+            cites = f" {m('[' + ', '.join(c.cite_ids) + ']')}" if c.cite_ids else ""
+            lines.append(f"{c.index}. {mark} {m(c.text, inline=True)}{cites}")
+            lines.append(f"   - {c.verdict}: {m(c.reason, inline=True)}")
             for a in c.atoms:
                 if a.anchor is None:
-                    lines.append(f"   - atom “{a.text}”: no supporting sentence")
+                    lines.append(f"   - atom “{m(a.text, inline=True)}”: no supporting sentence")
                     continue
                 q = a.anchor
-                flags = f" flags: {', '.join(q.flags)}" if q.flags else ""
-                lines.append(f"   - atom “{a.text}” → `{a.source_id}` [{q.start}:{q.end}] score {q.score:.2f} "
-                             f"({q.method}){flags}: “{q.quote}”")
+                flags = f" flags: {m(', '.join(q.flags))}" if q.flags else ""
+                lines.append(f"   - atom “{m(a.text, inline=True)}” → {md_code(a.source_id or '')} "
+                             f"\\[{q.start}:{q.end}\\] score {q.score:.2f} ({m(q.method)}){flags}: "
+                             f"“{m(q.quote, inline=True)}”")
         return "\n".join(lines) + "\n"
 
     def to_html(self) -> str:
@@ -184,8 +261,9 @@ class Report(BaseModel):
             atoms = "".join(
                 f"<li>{html.escape(a.text)} → " + (
                     f"<code>{html.escape(a.source_id or '')} [{a.anchor.start}:{a.anchor.end}]</code> "
-                    f"score {a.anchor.score:.2f} ({a.anchor.method}) <blockquote>{html.escape(a.anchor.quote)}"
-                    f"</blockquote>" if a.anchor else "<em>no supporting sentence</em>") + "</li>"
+                    f"score {a.anchor.score:.2f} ({html.escape(a.anchor.method)}) "
+                    f"<blockquote>{html.escape(a.anchor.quote)}</blockquote>"
+                    if a.anchor else "<em>no supporting sentence</em>") + "</li>"
                 for a in c.atoms)
             rows.append(f'<tr class="{c.verdict}"><td>{c.index}</td><td>{html.escape(c.text)}</td>'
                         f"<td>{c.verdict}</td><td>{html.escape(c.reason)}<ul>{atoms}</ul></td></tr>")

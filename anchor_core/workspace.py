@@ -214,9 +214,9 @@ def highlight_html(text: str, start: int, end: int, *, mark_id: str = "anchor-qu
     ok = 0 <= start <= end <= len(text)
     before, quote, after = (text[:start], text[start:end], text[end:]) if ok else (text, "", "")
     e = html.escape
-    return (f"<div class='anchor-source' style='max-height:{max_height};overflow-y:auto;white-space:pre-wrap;"
+    return (f"<div class='anchor-source' style='max-height:{e(max_height)};overflow-y:auto;white-space:pre-wrap;"
             "border:1px solid rgba(128,128,128,.35);border-radius:6px;padding:.6em .8em;line-height:1.5;"
-            f"font-size:.92em'>{e(before)}<mark id='{mark_id}' style='background:#ffe27a;color:#111;"
+            f"font-size:.92em'>{e(before)}<mark id='{e(mark_id)}' style='background:#ffe27a;color:#111;"
             f"padding:0 .1em;border-radius:3px'>{e(quote)}</mark>{e(after)}</div>")
 
 

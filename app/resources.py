@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from anchor_core.config import Settings, open_store
 from anchor_core.errors import AnchorError, ConfigError
 from anchor_core.reports import ReportStore
+from anchor_core.safe import md_escape
 
 log = logging.getLogger("anchor.app")
 
@@ -108,22 +109,25 @@ def llm():
 
 
 def _message(err: BaseException) -> str:
+    """What to tell the user about ``err``, as Markdown: the error's own text is escaped (it may quote
+    an uploaded file, an answer or an export)."""
+    detail = md_escape(str(err))
     if isinstance(err, AnchorError):
-        return str(err)
+        return detail
     if isinstance(err, ValidationError):
-        return "; ".join(e["msg"].removeprefix("Value error, ") for e in err.errors())
+        return md_escape("; ".join(e["msg"].removeprefix("Value error, ") for e in err.errors()))
     if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
         return ("The store is busy: another process (for example a running `anchor ingest`) holds its write lock. "
                 "Wait until it finishes and try again; nothing was lost.")
     if isinstance(err, sqlite3.DatabaseError):
-        return (f"The store could not be read ({err}). If another program is writing to it, wait and try again; "
+        return (f"The store could not be read ({detail}). If another program is writing to it, wait and try again; "
                 "if the file is damaged, move it away and ingest again.")
     name = type(err).__name__
     if "Connection" in name or "Transport" in name or "Timeout" in name:
-        return (f"The store could not be reached ({name}: {err}). If ANCHOR_ES_URL points at Elasticsearch, "
+        return (f"The store could not be reached ({name}: {detail}). If ANCHOR_ES_URL points at Elasticsearch, "
                 "check that it is running (`docker compose up -d elasticsearch`), or unset it to use the "
                 "embedded store.")
-    return f"Something went wrong ({name}: {err}). Nothing was saved; try again, and report it if it persists."
+    return f"Something went wrong ({name}: {detail}). Nothing was saved; try again, and report it if it persists."
 
 
 @contextmanager
@@ -133,7 +137,7 @@ def guard(what: str = "") -> Iterator[None]:
         yield
     except Exception as err:  # a page must never show a traceback
         log.warning("%s failed: %s", what or "action", err, exc_info=not isinstance(err, AnchorError))
-        st.error(f"{what + ': ' if what else ''}{_message(err)}", icon=":material/error:")
+        st.error(f"{md_escape(what) + ': ' if what else ''}{_message(err)}", icon=":material/error:")
 
 
 def safe(fn, *args, what: str = "", default=None, **kw):

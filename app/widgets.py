@@ -1,5 +1,9 @@
 """Rendering shared by the pages: the live ask trace, answers and refusals, a claim's evidence,
-the empty state. Pure display over library records; every computation is a library call."""
+the empty state. Pure display over library records; every computation is a library call.
+
+Every text of a run, a corpus or an import goes through ``md_escape`` / ``md_code`` before it
+reaches Markdown (``st.markdown``, captions, alerts, widget labels): an imported export or a
+crafted source sentence shows as text, never as an image, a link or a tag. No script carries data."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ import streamlit as st
 
 from anchor_core import workspace
 from anchor_core.reports import ClaimView, SavedRun
+from anchor_core.safe import md_code, md_escape
 from anchor_core.text import count
 
 STAGES = {"retrieve": "Retrieve", "hop": "Hop", "gate": "Gate", "rewrite": "Rewrite", "write": "Write",
@@ -49,10 +54,10 @@ def run_ask(question: str, *, store, corpus: str, settings) -> str | None:
 
     def on_event(e) -> None:
         color = DECISION_COLOR.get(e.decision, "gray")
-        decision = f" :{color}-badge[{e.decision}]" if e.decision else ""
+        decision = f" :{color}-badge[{md_escape(e.decision, inline=True)}]" if e.decision else ""
         took = f" · {e.ms:.0f} ms" if e.ms else ""
-        status.markdown(f"**{STAGES.get(e.stage, e.stage)}**{decision} — {e.message}{took}")
-        status.update(label=f"{STAGES.get(e.stage, e.stage)}: {e.message}")
+        status.markdown(f"**{_stage(e.stage)}**{decision} — {md_escape(e.message, inline=True)}{took}")
+        status.update(label=f"{_stage(e.stage)}: {md_escape(e.message, inline=True)}")
 
     run_id = None
     with R.guard("Asking"):
@@ -63,7 +68,7 @@ def run_ask(question: str, *, store, corpus: str, settings) -> str | None:
                      scorer=scorer, on_event=on_event)
         run_id = R.reports().save(report).id
         took = time.perf_counter() - t0
-        label = (f"Refused after {took:.1f} s: {report.reason}" if report.refused else
+        label = (f"Refused after {took:.1f} s: {md_escape(report.reason, inline=True)}" if report.refused else
                  f"Answered in {took:.1f} s — {count(report.checked, 'claim')} checked, "
                  f"{report.unsupported} not supported")
         status.update(label=label, state="error" if report.refused else "complete", expanded=False)
@@ -72,22 +77,27 @@ def run_ask(question: str, *, store, corpus: str, settings) -> str | None:
     return run_id
 
 
+def _stage(stage: str) -> str:
+    return STAGES.get(stage) or md_escape(stage, inline=True)
+
+
 def refusal_card(run: SavedRun) -> None:
     rep = run.ask
     assert rep is not None
     with st.container(border=True):
         st.markdown("### :red[:material/block:] Not answered")
-        st.markdown(f"**Why:** {rep.reason}")
+        st.markdown(f"**Why:** {md_escape(rep.reason)}")
         if rep.gate:
             g = rep.gate
             th = ", ".join(f"{k} {v:.2f}" for k, v in g.thresholds.items())
             st.caption(f"Gate: {g.verdict}, evidence score {g.score:.2f}{' (thresholds ' + th + ')' if th else ''}"
-                       f" · refusal code `{rep.reason_code}`")
+                       f" · refusal code {md_code(str(rep.reason_code))}")
         if rep.sources:
             st.markdown("**What was retrieved** (not enough to answer):")
             for s in rep.sources:
-                via = f" · followed from {s.followed_from}" if s.followed_from else ""
-                st.markdown(f"- **[{s.n}] {s.label}** · score {s.score:.3f}{via} — {_snippet(s.text, 220)}")
+                via = f" · followed from {md_escape(s.followed_from, inline=True)}" if s.followed_from else ""
+                st.markdown(f"- **\\[{s.n}\\] {md_escape(s.label, inline=True)}** · score {s.score:.3f}{via} — "
+                            f"{_snippet(s.text, 220)}")
         else:
             st.markdown("Nothing relevant was retrieved.")
         st.caption("Rephrase with the document's own terms, widen the access groups or the number of sources, "
@@ -95,8 +105,9 @@ def refusal_card(run: SavedRun) -> None:
 
 
 def _snippet(text: str, n: int) -> str:
+    """The first ``n`` characters of ``text`` on one line, escaped for Markdown."""
     t = " ".join(text.split())
-    return t if len(t) <= n else t[: n - 1] + "…"
+    return md_escape(t if len(t) <= n else t[: n - 1] + "…")
 
 
 def claim_label(c: ClaimView) -> str:
@@ -117,10 +128,11 @@ def metrics(run: SavedRun) -> None:
 def show_ask_run(run: SavedRun, store, *, key: str = "ask") -> None:
     rep = run.ask
     assert rep is not None
-    st.subheader(rep.question)
-    st.caption(f"corpus `{rep.corpus}` · {run.created_at[:19].replace('T', ' ')} UTC · run `{run.id}`")
+    st.subheader(md_escape(rep.question, inline=True))
+    st.caption(f"corpus {md_code(rep.corpus)} · {md_escape(run.created_at[:19].replace('T', ' '))} UTC · "
+               f"run {md_code(run.id)}")
     for note in rep.notes:
-        st.info(note, icon=":material/info:")
+        st.info(md_escape(note), icon=":material/info:")
     if rep.refused:
         refusal_card(run)
     else:
@@ -129,7 +141,7 @@ def show_ask_run(run: SavedRun, store, *, key: str = "ask") -> None:
         with left:
             st.markdown("**Answer**")
             with st.container(border=True):
-                st.markdown(rep.answer)
+                st.markdown(md_escape(rep.answer))
             claims = run.claims
             if claims:
                 pick = st.radio("Claims — select one to see its evidence", range(len(claims)),
@@ -141,16 +153,18 @@ def show_ask_run(run: SavedRun, store, *, key: str = "ask") -> None:
                 claim_evidence(run, run.claims[pick], store)
     with st.expander(f"Retrieved sources ({len(rep.sources)})"):
         for s in rep.sources:
-            how = "direct hit" if s.direct else f"reached by reference: {s.path}"
+            how = "direct hit" if s.direct else f"reached by reference: {md_escape(s.path, inline=True)}"
             page = f" · page {s.page}" if s.page else ""
-            st.markdown(f"**[{s.n}] {s.label}** · score {s.score:.3f} · {how}{page}  \n{_snippet(s.text, 400)}")
+            st.markdown(f"**\\[{s.n}\\] {md_escape(s.label, inline=True)}** · score {s.score:.3f} · {how}{page}  \n"
+                        f"{_snippet(s.text, 400)}")
     with st.expander("What it did"):
         for e in rep.trace:
-            decision = f" :{DECISION_COLOR.get(e.decision, 'gray')}-badge[{e.decision}]" if e.decision else ""
-            st.markdown(f"**{STAGES.get(e.stage, e.stage)}**{decision} — {e.message}"
+            decision = (f" :{DECISION_COLOR.get(e.decision, 'gray')}-badge[{md_escape(e.decision, inline=True)}]"
+                        if e.decision else "")
+            st.markdown(f"**{_stage(e.stage)}**{decision} — {md_escape(e.message, inline=True)}"
                         + (f" · {e.ms:.0f} ms" if e.ms else ""))
         if rep.models:
-            st.caption("Models: " + ", ".join(f"{k} `{v}`" for k, v in rep.models.items() if v))
+            st.caption("Models: " + ", ".join(f"{md_escape(k)} {md_code(v)}" for k, v in rep.models.items() if v))
     if key == "ask" and st.button("Review and export this run", icon=":material/rate_review:"):
         st.session_state["open_run"] = run.id
         st.switch_page("views/reports.py")
@@ -165,10 +179,11 @@ def _unit_text(run: SavedRun, c: ClaimView, store) -> tuple[str | None, str]:
     except Exception as err:  # corpus deleted in another tab, store locked, ES down
         return None, f"The source could not be read from the store ({R._message(err)}); showing the saved quote."
     if unit is None:
-        return None, f"`{c.unit_id}` is no longer in corpus `{rep.corpus}`; showing the quote saved with the run."
+        return None, (f"{md_code(c.unit_id)} is no longer in corpus {md_code(rep.corpus)}; "
+                      "showing the quote saved with the run.")
     if c.doc_sha256 and hashlib.sha256(unit.text.encode()).hexdigest() != c.doc_sha256:
         if unit.text[c.start:c.end] != c.quote:
-            return None, (f"`{c.unit_id}` changed since this run and the quote is no longer at its offsets; "
+            return None, (f"{md_code(c.unit_id)} changed since this run and the quote is no longer at its offsets; "
                           "showing the saved quote. Re-check the run on the Reports page.")
     return unit.text, ""
 
@@ -176,11 +191,11 @@ def _unit_text(run: SavedRun, c: ClaimView, store) -> tuple[str | None, str]:
 def claim_evidence(run: SavedRun, c: ClaimView, store=None, sources: dict[str, str] | None = None) -> None:
     """A claim's verdict, its quote highlighted inside the surrounding source text, and the facts."""
     st.markdown(f"**Claim {c.index}** {R.STATUS_BADGE[c.status]}")
-    st.markdown(f"> {c.text}")
+    st.markdown(f"> {md_escape(c.text, inline=True)}")
     for r in c.reasons:
-        st.caption(r)
+        st.caption(md_escape(r))
     if c.flags:
-        st.warning("Check: " + ", ".join(f.replace("_", " ") for f in c.flags), icon=":material/flag:")
+        st.warning("Check: " + md_escape(", ".join(f.replace("_", " ") for f in c.flags)), icon=":material/flag:")
     if c.quote is None or c.start is None or c.end is None:
         st.error("No sentence in the sources supports this claim.", icon=":material/search_off:")
         return
@@ -196,33 +211,36 @@ def claim_evidence(run: SavedRun, c: ClaimView, store=None, sources: dict[str, s
         text, start, end = c.quote, 0, len(c.quote)
     else:
         start, end = c.start, c.end
-    mark_id = f"q-{run.id}-{c.index}"
-    st.html(workspace.highlight_html(text, start, end, mark_id=mark_id) + _scroll_script(mark_id),
-            unsafe_allow_javascript=True)
-    facts = {"unit" if run.kind == "ask" else "source": c.unit_id}
+    # The source text goes through the sanitiser (no JavaScript); the scroll script is a constant.
+    st.html(workspace.highlight_html(text, start, end, mark_id=f"q-{c.index}"))
+    st.html(SCROLL_SCRIPT, unsafe_allow_javascript=True)
+    facts = {"unit" if run.kind == "ask" else "source": md_escape(c.unit_id, inline=True)}
     if c.part:
-        facts["part"] = c.part
+        facts["part"] = md_escape(c.part, inline=True)
     if c.page:
         facts["page"] = str(c.page)
     facts["offsets"] = f"[{c.start}:{c.end}]"
-    facts["score"] = f"{c.score:.2f} ({c.method}, threshold {c.threshold:.2f})" if c.score is not None else "—"
+    facts["score"] = (f"{c.score:.2f} ({md_escape(c.method, inline=True)}, threshold {c.threshold:.2f})"
+                      if c.score is not None and c.threshold is not None else "—")
     if c.path:
-        facts["reference path"] = c.path
+        facts["reference path"] = md_escape(c.path, inline=True)
     if c.doc_sha256:
-        facts["sha256"] = c.doc_sha256[:16] + "…"
+        facts["sha256"] = md_escape(c.doc_sha256[:16]) + "…"
     st.markdown("  \n".join(f"**{k}** {v}" for k, v in facts.items()))
 
 
-def _scroll_script(mark_id: str) -> str:
-    # Scroll the source box (not the page) so the highlighted quote sits a third of the way down.
-    # Streamlit may re-mount the element after the script ran, so watch for a few seconds and
-    # scroll each box instance once (marked with data-anchored), leaving the reader's own scrolling alone.
-    # No '<' or '&' in the code: the HTML sanitiser would escape them and break the script.
-    return (f"<script>(function(){{var n=0;function go(){{var m=document.getElementById('{mark_id}');"
-            "var b=m ? m.closest('.anchor-source') : null;"
-            "if(b ? (b.clientHeight ? !b.dataset.anchored : false) : false){b.dataset.anchored='1';"
-            "b.scrollTop+=m.getBoundingClientRect().top-b.getBoundingClientRect().top-b.clientHeight/3;}"
-            "n+=1;if(n !== 50){setTimeout(go,100);}}go();})();</script>")
+# Scroll each source box (not the page) so its highlighted quote sits a third of the way down.
+# Streamlit may re-mount the element after the script ran, so watch for a few seconds and
+# scroll each box instance once (marked with data-anchored), leaving the reader's own scrolling alone.
+# A constant: it finds the boxes by class and holds no data, so nothing in a run can reach the script.
+# No '<' or '&' in the code: the HTML sanitiser would escape them and break the script.
+SCROLL_SCRIPT = ("<script>(function(){var n=0;function go(){"
+                 "document.querySelectorAll('.anchor-source').forEach(function(b){"
+                 "var m=b.querySelector('mark');"
+                 "if(m ? (m.textContent ? (b.clientHeight ? !b.dataset.anchored : false) : false) : false){"
+                 "b.dataset.anchored='1';"
+                 "b.scrollTop+=m.getBoundingClientRect().top-b.getBoundingClientRect().top-b.clientHeight/3;}});"
+                 "n+=1;if(n !== 50){setTimeout(go,100);}}go();})();</script>")
 
 
 def file_result_row(r) -> dict:
@@ -240,17 +258,19 @@ def unit_reader(store, corpus: str, unit_id: str | None) -> None:
         return
     unit = R.safe(lambda: store.get_units(corpus, [unit_id]).get(unit_id), what=f"Reading {unit_id}")
     if unit is None:
-        st.warning(f"`{unit_id}` is not in corpus `{corpus}` any more (deleted in another tab?).",
+        st.warning(f"{md_code(unit_id)} is not in corpus {md_code(corpus)} any more (deleted in another tab?).",
                    icon=":material/warning:")
         return
     with st.container(border=True):
-        st.markdown(f"**{unit.heading}**" + (f" — {unit.title}" if unit.title else "") + f"  \n`{unit.unit_id}` · "
-                    f"{unit.kind} · document `{unit.doc_id}` · {len(unit.text)} characters")
-        st.html(workspace.highlight_html(unit.text, 0, 0, mark_id=f"u-{unit_id}", max_height="24em"))
+        st.markdown(f"**{md_escape(unit.heading, inline=True)}**"
+                    + (f" — {md_escape(unit.title, inline=True)}" if unit.title else "")
+                    + f"  \n{md_code(unit.unit_id)} · {md_escape(unit.kind)} · document {md_code(unit.doc_id)} · "
+                    f"{len(unit.text)} characters")
+        st.html(workspace.highlight_html(unit.text, 0, 0, mark_id="unit-text", max_height="24em"))
         cites = R.safe(store.references_from, corpus, [unit_id], default=[])
         cited = R.safe(store.references_to, corpus, [unit_id], default=[])
         if cites:
-            st.caption("Cites: " + ", ".join(sorted({r.target_label for r in cites})))
+            st.caption("Cites: " + md_escape(", ".join(sorted({r.target_label for r in cites}))))
         if cited:
-            st.caption("Cited by: " + ", ".join(sorted({r.src_unit + (f'({r.src_part})' if r.src_part else '')
-                                                       for r in cited})))
+            st.caption("Cited by: " + md_escape(", ".join(sorted({r.src_unit + (f'({r.src_part})' if r.src_part else '')
+                                                                  for r in cited}))))

@@ -95,3 +95,51 @@ def test_ask_the_demo_question_in_a_real_browser(server, tmp_path):
     first = ReportStore(A.home() / "reports.db").get(runs[0].id).claims[0]
     # the highlighted text in the browser is the first claim's anchored quote, exactly
     assert len(quote.split()) >= 5 and " ".join(quote.split()) == " ".join(first.quote.split())
+
+
+@pytest.mark.parametrize("run_id", ["RUN_ID", "ATTR_ID"])
+def test_a_crafted_export_imported_on_reports_runs_nothing_and_loads_nothing(server, tmp_path, run_id):
+    """The stored-XSS report: a crafted export (hostile run id, question, answer, quote, comment) imported
+    on the Reports page must not change document.title, open a dialog, or fetch the remote image."""
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (requirements.txt)")
+    from anchor_core import exports
+    from tests import payloads
+    from tests.payloads import HOSTILE, IMAGE, hostile_ask_report
+
+    crafted = ReportStore(tmp_path / "elsewhere.db")
+    run = crafted.save(hostile_ask_report(), run_id=getattr(payloads, run_id))
+    crafted.review(run.id, 1, "needs_work", reviewer=f"Eve {IMAGE}", comment=f"see {HOSTILE}")
+    export = tmp_path / "crafted.html"
+    export.write_bytes(exports.export(crafted.get(run.id), "html"))
+    local = server.split("//", 1)[1]
+    requests: list[str] = []
+    dialogs: list[str] = []
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 1000})
+            page.on("request", lambda r: requests.append(r.url))
+            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            # nothing leaves the machine even if a fetch were attempted; the request is still recorded
+            page.route("**/*", lambda route: route.continue_() if local in route.request.url else route.abort())
+            page.goto(server + "/reports", wait_until="domcontentloaded")
+            page.get_by_text("Import an exported report").first.click(timeout=60_000)
+            title = page.title()
+            page.locator("input[type=file]").first.set_input_files(str(export))
+            page.get_by_role("button", name="Import", exact=True).click(timeout=30_000)
+            page.get_by_text("Imported run").first.wait_for(timeout=30_000)
+            page.locator(".anchor-source mark").first.wait_for(state="visible", timeout=30_000)
+            page.wait_for_timeout(2_000)  # time for any injected script or image to act
+            assert page.title() == title and title.startswith("Anchor")
+            assert page.evaluate("document.title") == title
+            # the payloads are on the page as text
+            assert page.get_by_text(IMAGE).count() >= 1
+            assert page.locator("img[src*='evil'], img[onerror], script:not([type])", has_text="pwned").count() == 0
+            page.screenshot(path=str(tmp_path / "crafted-import.png"), full_page=True)
+        finally:
+            browser.close()
+    assert not dialogs, dialogs
+    assert not [u for u in requests if "evil.example" in u], requests
+    assert all(local in u or u.startswith("data:") for u in requests), [u for u in requests if local not in u]

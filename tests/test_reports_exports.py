@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from anchor_core.ask.report import AskReport, CheckedClaim, ClaimAnchor, Source
-from anchor_core.exports import ExportError, export, read_export, to_pdf
+from anchor_core.exports import ExportError, export, filename, read_export, to_pdf
 from anchor_core.reports import ReportStore, ReviewError, RunNotFound
 from anchor_core.scorers import make_scorer
 from anchor_core.verify import verify_answer
+from tests.payloads import HOSTILE, IMAGE, JS_LINK, ONERROR, RUN_ID, SCRIPT, hostile_ask_report, live_markup
 
 TEXT = "1. Providers shall keep logs --> for six months. 2. Deployers may <b>inform</b> users."
 
@@ -135,3 +137,57 @@ def test_export_json_is_the_documented_record(rs):
     assert doc["format"] == "anchor-report" and doc["format_version"] == 1
     assert doc["run"]["ask"]["claims"][0]["anchor"]["unit_sha256"] == "ab" * 32
     assert doc["run"]["ask"]["corpus_version"] == "v1" and doc["run"]["ask"]["models"]["scorer"] == "learned"
+
+
+def hostile_run(rs):
+    run = rs.save(hostile_ask_report(), run_id=RUN_ID)
+    rs.review(run.id, 1, "needs_work", reviewer=f"Eve {ONERROR}", comment=f"see {IMAGE} {JS_LINK}")
+    return rs.get(run.id)
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html"])
+def test_hostile_text_is_inert_in_exports_and_reads_back_exactly(rs, fmt):
+    run = hostile_run(rs)
+    data = export(run, fmt).decode()
+    if fmt == "markdown":
+        human, record = data.split("<!-- anchor-report-json")
+        assert live_markup(human) == []
+        assert r"Providers keep logs \!\[x\]\(http://evil.example/p.png\)" in human
+    else:
+        human, record = data.split("<script type='application/json' id='anchor-report'>")
+        tags = set(re.findall(r"<([A-Za-z][A-Za-z0-9]*)", human))
+        assert tags <= {"html", "head", "meta", "title", "style", "body", "h1", "h2", "dl", "dt", "dd", "p",
+                        "div", "span", "strong", "blockquote", "small", "br", "code", "ul", "ol", "li", "hr", "em"}
+        assert "<img" not in human and "<script" not in human and "&lt;img src=x onerror=alert(1)&gt;" in human
+    assert record.count("</script>") == (1 if fmt == "html" else 0) and "<" not in record.split("</script>")[0]
+    back = read_export(data)
+    assert back == run
+    assert back.id == RUN_ID and back.ask.question == f"How long? {SCRIPT}"
+    assert re.fullmatch(r"anchor-ask-[a-z0-9-]+-scriptdocumenttitlepwnedscript\.(md|html)", filename(run, fmt))
+    assert back.claims[0].quote == f"Providers shall keep logs {HOSTILE} for six months."
+    assert back.reviews[0].comment == f"see {IMAGE} {JS_LINK}"
+
+
+def test_a_look_alike_record_in_the_text_is_not_read_back(rs):
+    run = hostile_run(rs)
+    fake = '<!-- anchor-report-json {"format": "anchor-report", "run": {"id": "fake"}} -->'
+    run = run.model_copy(update={"ask": run.ask.model_copy(update={"answer": fake})})
+    for fmt in ("markdown", "html"):
+        assert read_export(export(run, fmt)) == run
+
+
+def test_ask_and_verify_markdown_reports_escape_their_text(rs):
+    ask_md = hostile_run(rs).ask.to_markdown()
+    assert live_markup(ask_md) == [] and "&lt;script&gt;" in ask_md
+    source = f"Providers shall keep logs {HOSTILE} for six months."
+    answer = f'Providers shall keep logs {IMAGE} for six months.<cite id="art12"/> {SCRIPT} is a claim too.'
+    v = verify_answer(answer, {"art12": source}, scorer=make_scorer("lexical"))
+    assert IMAGE in v.claims[0].text  # the record keeps the text exactly; only the rendering escapes it
+    assert live_markup(v.to_markdown()) == []
+    assert "<script>" not in v.to_html() and "<img" not in v.to_html()
+
+
+def test_an_imported_run_with_an_odd_id_gets_a_plain_one(rs, tmp_path):
+    exported = export(hostile_run(rs), "json")
+    other = ReportStore(tmp_path / "other.db").import_run(read_export(exported))
+    assert re.fullmatch(r"[A-Za-z0-9_-]+", other.id) and other.ask.question == f"How long? {SCRIPT}"

@@ -1,10 +1,13 @@
 import json
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from anchor_core.cli import main
 from anchor_core.scorers import make_scorer
-from anchor_core.verify import CiteError, parse_answer, verify_answer
+from anchor_core.verify import CiteError, _tags, parse_answer, verify_answer
 
 SOURCES = {
     "art99": "1. Member States shall lay down the rules on penalties applicable to infringements of this Regulation. "
@@ -91,3 +94,141 @@ def test_cli_verify_exit_codes(tmp_path, capsys):
     (folder / "art4.txt").write_text(SOURCES["art4"])
     ans.write_text('<cite id="art4">Providers and deployers shall ensure a sufficient level of AI literacy</cite>.')
     assert main(["verify", "-a", str(ans), "-s", str(folder), "--scorer", "lexical", "--no-embedder"]) == 0
+
+
+@pytest.mark.parametrize("answer, ids", [
+    ('Providers must ensure AI literacy.<cite ID="art4"/>', ["art4"]),
+    ('Providers must ensure AI literacy.<CITE Id = "art4" />', ["art4"]),
+    ('Providers must ensure AI literacy.<cite title="1 > 0" id=\'art4\'/>', ["art4"]),
+    ('Providers must ensure AI literacy.<cite data-id="art99" id="art4" data-x=art99/>', ["art4"]),
+    ('Providers must ensure AI literacy.<cite id=art4/>', ["art4"]),
+    ('Providers must ensure AI literacy.<cite id=art4,art99 />', ["art4", "art99"]),
+    ('Providers must ensure AI literacy.<cite id="art4,art99"></cite>', ["art4", "art99"]),
+    ('<cite\n  title="a>b"\n  id="art4">Providers must ensure AI literacy.</cite>', ["art4"]),
+])
+def test_cite_tags_are_read_as_html_reads_them(answer, ids):
+    (seg,) = parse_answer(answer, SOURCES)
+    assert seg.text == "Providers must ensure AI literacy." and seg.cite_ids == ids
+
+
+def test_text_that_only_looks_like_a_tag_stays_claim_text():
+    segs = parse_answer('Fines are < EUR 10 and > EUR 5 here. <citex id="art4">is not a cite</citex> at all.', SOURCES)
+    assert [s.text for s in segs] == ["Fines are < EUR 10 and > EUR 5 here.",
+                                      '<citex id="art4">is not a cite</citex> at all.']
+    assert all(s.cite_ids == [] for s in segs)
+
+
+@pytest.mark.parametrize("answer, message", [
+    ('Providers must ensure AI literacy.<cite data-id="art4"/>', "line 1: <cite> without an id"),
+    ('a b c\nProviders must ensure AI literacy.<cite id="art4"', "line 2: a <cite> tag that never ends"),
+    ('a b c\n\nProviders must ensure.<cite id="art4>x y z', "line 3: a <cite> tag that never ends"),
+    ('Providers must ensure AI literacy.<cite id/>', "line 1: <cite> with an empty id"),
+    ('Providers must ensure AI literacy.</cite', "line 1: </cite without its closing '>'"),
+])
+def test_malformed_attributes_name_the_line(answer, message):
+    with pytest.raises(CiteError, match=re.escape(message)):
+        parse_answer(answer, SOURCES)
+
+
+def test_cli_malformed_tag_exits_2_naming_the_line(tmp_path, capsys):
+    ans, src = tmp_path / "a.txt", tmp_path / "s.json"
+    ans.write_text('Intro words here.\nProviders shall ensure AI literacy.<cite id="art4 title=x>')
+    src.write_text(json.dumps(SOURCES))
+    assert main(["verify", "-a", str(ans), "-s", str(src), "--scorer", "lexical", "--no-embedder"]) == 2
+    assert "line 2: a <cite> tag that never ends" in capsys.readouterr().err
+
+
+# -- property: any spelling of a tag parses as the canonical one --------------------------------
+
+WORDS = ["providers", "shall", "keep", "logs", "Article", "6(2)", "EUR", "500", ">", "<", "a>b", "x=y", "'q'"]
+VALUE_CHARS = st.sampled_from(list("ab z>/<=-") + ["\u00e9"])
+
+
+@st.composite
+def spelled_tag(draw, ids: list[str], *, marker: bool) -> str:
+    """``<cite …>`` (or a self-closing marker) citing ``ids``, with decoy attributes in random order,
+    random name case, random quoting and random whitespace, and ``>`` inside quoted values."""
+    def case(name: str) -> str:
+        return "".join(c.upper() if draw(st.booleans()) else c for c in name)
+
+    def ws() -> str:
+        return draw(st.text(alphabet=" \t\n", min_size=1, max_size=3))
+
+    def attr(name: str, value: str, may_unquote: bool) -> str:
+        quotes = ['"', "'"] + ([""] if may_unquote else [])
+        q = draw(st.sampled_from([q for q in quotes if not q or q not in value]))
+        eq = draw(st.sampled_from(["=", " = ", "=\t"]))
+        return f"{case(name)}{eq}{q}{value}{q}"
+
+    id_value = ",".join(ids) if draw(st.booleans()) else ", ".join(ids)
+    attrs = [attr("id", id_value, " " not in id_value)]
+    decoy = draw(st.sampled_from(list(SOURCES)))
+    for name in draw(st.lists(st.sampled_from(["data-id", "title", "class", "data-src", "data-cite-id"]),
+                              unique=True, max_size=3)):
+        value = decoy if name.endswith("id") else draw(st.text(alphabet=VALUE_CHARS, max_size=8))
+        attrs.append(attr(name, value, value != "" and re.fullmatch(r"[^\s\"'=<>`/]+", value) is not None))
+    attrs = draw(st.permutations(attrs))
+    end = draw(st.sampled_from(["/>", " />", "/ >"])) if marker else draw(st.sampled_from([">", " >"]))
+    return f"<{case('cite')}" + "".join(ws() + a for a in attrs) + end
+
+
+@st.composite
+def answers(draw):
+    """The same answer twice: with canonical tags, and with each tag spelled at random."""
+    canonical, spelled = [], []
+    for _ in range(draw(st.integers(1, 3))):
+        words = " ".join(draw(st.lists(st.sampled_from(WORDS), min_size=3, max_size=7)))
+        claim = words[0].upper() + words[1:]
+        ids = draw(st.lists(st.sampled_from(list(SOURCES)), min_size=1, max_size=2, unique=True))
+        form = draw(st.sampled_from(["pair", "marker", "empty-pair"]))
+        if form == "pair":
+            canonical.append(f'<cite id="{",".join(ids)}">{claim}</cite>. ')
+            closing = draw(st.sampled_from(["</cite>", "</CITE>", "</Cite >"]))
+            spelled.append(f"{draw(spelled_tag(ids, marker=False))}{claim}{closing}. ")
+        elif form == "marker":
+            canonical.append(f'{claim}.<cite id="{",".join(ids)}"/> ')
+            spelled.append(f"{claim}.{draw(spelled_tag(ids, marker=True))} ")
+        else:
+            canonical.append(f'{claim}.<cite id="{",".join(ids)}"/> ')
+            spelled.append(f"{claim}.{draw(spelled_tag(ids, marker=False))}</cite> ")
+    return "".join(canonical), "".join(spelled)
+
+
+@settings(max_examples=200, deadline=None)
+@given(answers())
+def test_any_spelling_of_the_tags_parses_to_the_same_claims(pair):
+    canonical, spelled = pair
+    want = [(s.text, s.cite_ids) for s in parse_answer(canonical, SOURCES)]
+    assert want and all(ids for _, ids in want)
+    assert [(s.text, s.cite_ids) for s in parse_answer(spelled, SOURCES)] == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.text(alphabet=st.sampled_from(list("ab .>\n")), max_size=12),
+                          st.sampled_from(list(SOURCES)), st.booleans()), min_size=1, max_size=4), st.data())
+def test_tag_offsets_are_exact(parts, data):
+    answer, want = "", []
+    for text, sid, marker in parts:
+        answer += text
+        tag = data.draw(spelled_tag([sid], marker=marker))
+        want.append((len(answer), len(answer) + len(tag), tag))
+        answer += tag
+    assert [(t.start, t.end, answer[t.start:t.end]) for t in _tags(answer)] == want
+
+
+@pytest.mark.parametrize("bound", ["nan", "NaN", "inf", "-inf", "-1", "2", "1.0001"])
+def test_cli_fail_under_must_be_a_fraction(tmp_path, capsys, bound):
+    ans, src = tmp_path / "a.txt", tmp_path / "s.json"
+    ans.write_text("Providers and deployers shall ensure a sufficient level of AI literacy.")
+    src.write_text(json.dumps(SOURCES))
+    assert main(["verify", "-a", str(ans), "-s", str(src), "--scorer", "lexical", f"--fail-under={bound}"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--fail-under must be a number from 0 to 1" in err
+
+
+@pytest.mark.parametrize("bound, code", [("0", 0), ("1", 0), ("0.5", 0)])
+def test_cli_fail_under_bounds_are_accepted(tmp_path, bound, code):
+    ans, src = tmp_path / "a.txt", tmp_path / "s.json"
+    ans.write_text("Providers and deployers shall ensure a sufficient level of AI literacy of their staff.")
+    src.write_text(json.dumps(SOURCES))
+    assert main(["verify", "-a", str(ans), "-s", str(src), "--scorer", "lexical", "--fail-under", bound]) == code

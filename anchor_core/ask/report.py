@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from anchor_core.models import utcnow
+from anchor_core.safe import md_code, md_escape
 from anchor_core.text import count
 
 Stage = Literal["retrieve", "hop", "gate", "rewrite", "write", "decompose", "anchor", "report"]
@@ -179,36 +180,39 @@ class AskReport(BaseModel):
         return "\n".join(out)
 
     def to_markdown(self) -> str:
-        lines = [f"# {self.question}", "",
-                 f"Corpus `{self.corpus}` version `{self.corpus_version}` · {self.created_at}", ""]
+        m, code = md_escape, md_code
+        lines = [f"# {m(self.question, inline=True)}", "",
+                 f"Corpus {code(self.corpus)} version {code(self.corpus_version)} · {m(self.created_at)}", ""]
         if self.refused:
-            lines += [f"**Refused** ({self.reason_code}): {self.reason}", ""]
+            lines += [f"**Refused** ({m(str(self.reason_code))}): {m(self.reason)}", ""]
         else:
-            lines += [self.answer, "",
+            lines += [m(self.answer), "",
                       f"**Checked {count(self.checked, 'statement')}, {self.unsupported} not supported.**", ""]
             lines.append("## Claims")
             for i, c in enumerate(self.claims, 1):
                 mark = {"supported": "✅", "partially_supported": "⚠️", "unsupported": "❌"}[c.verdict]
-                lines.append(f"{i}. {mark} {c.text}")
+                lines.append(f"{i}. {mark} {m(c.text, inline=True)}")
                 if c.anchor:
                     a = c.anchor
                     page = f", page {a.page}" if a.page else ""
-                    lines.append(f"   - `{a.unit_id}`{'(' + a.part + ')' if a.part else ''}{page}, characters "
-                                 f"{a.start}–{a.end}, score {a.score:.2f} ({a.method}, threshold {a.threshold:.2f}): "
-                                 f"“{a.quote}”")
+                    part = m(f"({a.part})") if a.part else ""
+                    lines.append(f"   - {code(a.unit_id)}{part}{page}, characters "
+                                 f"{a.start}–{a.end}, score {a.score:.2f} ({m(a.method)}, threshold "
+                                 f"{a.threshold:.2f}): “{m(a.quote, inline=True)}”")
                 for r in c.reasons:
-                    lines.append(f"   - {r}")
+                    lines.append(f"   - {m(r, inline=True)}")
             lines.append("")
         if self.sources:
             lines.append("## Sources")
             for s in self.sources:
-                follow = f" — followed from {s.followed_from}" if s.followed_from else ""
-                lines.append(f"- [{s.n}] **{s.label}** score {s.score:.2f}{follow}: {' '.join(s.text.split())[:300]}")
+                follow = f" — followed from {m(s.followed_from, inline=True)}" if s.followed_from else ""
+                lines.append(f"- \\[{s.n}\\] **{m(s.label, inline=True)}** score {s.score:.2f}{follow}: "
+                             f"{m(' '.join(s.text.split())[:300])}")
             lines.append("")
         lines.append("## What it did")
-        lines += [f"- {e.stage}: {e.message}" for e in self.trace]
-        lines += [f"- note: {n}" for n in self.notes]
-        lines += ["", "Models: " + ", ".join(f"{k} `{v}`" for k, v in self.models.items())]
+        lines += [f"- {m(e.stage)}: {m(e.message, inline=True)}" for e in self.trace]
+        lines += [f"- note: {m(n, inline=True)}" for n in self.notes]
+        lines += ["", "Models: " + ", ".join(f"{m(k)} {code(v)}" for k, v in self.models.items())]
         return "\n".join(lines) + "\n"
 
     def to_html(self) -> str:

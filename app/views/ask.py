@@ -7,6 +7,7 @@ import streamlit as st
 import widgets as W
 
 from anchor_core import workspace
+from anchor_core.safe import md_escape
 
 st.title("Ask")
 st.caption("Answers are written only from retrieved provisions; every claim is anchored to an exact quote.")
@@ -69,7 +70,7 @@ if run_id:
     if run is not None and run.ask is not None:
         W.show_ask_run(run, store)
 else:
-    st.info(f"Ask a question about **{corpus}**. The pipeline trace appears live; then select a claim to see "
-            "its quote inside the source.", icon=":material/lightbulb:")
+    st.info(f"Ask a question about **{md_escape(corpus, inline=True)}**. The pipeline trace appears live; "
+            "then select a claim to see its quote inside the source.", icon=":material/lightbulb:")
 
 R.safe(R.warm_embedder, what="Loading the embedding model")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import plotly.graph_objects as go
 import resources as R
 import streamlit as st
@@ -9,6 +11,7 @@ import widgets as W
 
 from anchor_core import workspace
 from anchor_core.errors import AnchorError
+from anchor_core.safe import md_escape
 
 st.title("Corpora")
 
@@ -80,14 +83,15 @@ with tab_docs:
     doc_id = c1.selectbox("Document", [d.doc_id for d in docs], key="cp_doc")
     if c1.button("Delete document…", disabled=not doc_id, icon=":material/delete:"):
         st.session_state["pending_delete"] = ("document", corpus, doc_id)
-    if c2.button(f"Delete corpus {corpus}…", icon=":material/delete_forever:"):
+    if c2.button(f"Delete corpus {md_escape(corpus, inline=True)}…", icon=":material/delete_forever:"):
         st.session_state["pending_delete"] = ("corpus", corpus, None)
     pending = st.session_state.get("pending_delete")
     if pending:
         what, p_corpus, p_doc = pending
         with st.container(border=True):
-            st.warning(f"Delete document **{p_doc}** from corpus **{p_corpus}**?" if what == "document" else
-                       f"Delete corpus **{p_corpus}** with all its documents?"
+            d, c = md_escape(str(p_doc), inline=True), md_escape(p_corpus, inline=True)
+            st.warning(f"Delete document **{d}** from corpus **{c}**?" if what == "document" else
+                       f"Delete corpus **{c}** with all its documents?"
                        " Saved reports stay; re-check will then report their quotes as gone.",
                        icon=":material/warning:")
             y, n = st.columns(2)
@@ -104,7 +108,7 @@ with tab_docs:
                 st.session_state.pop("pending_delete", None)
                 st.rerun()
     if flash := st.session_state.pop("cp_flash", None):
-        st.success(flash, icon=":material/check:")
+        st.success(md_escape(flash), icon=":material/check:")
 
 with tab_graph:
     recitals = st.toggle("Show recitals", False, key="cp_recitals")
@@ -129,7 +133,8 @@ with tab_graph:
                 marker={"size": [7 + 2.2 * min(n.cited_by, 12) for n in ns], "color": palette.get(kind, "#333"),
                         "line": {"width": 0.5, "color": "#fff"}},
                 customdata=[n.unit_id for n in ns],
-                text=[f"{n.label} — {n.title[:60]}<br>cited by {n.cited_by}, cites {n.cites}" for n in ns],
+                text=[f"{html.escape(n.label)} — {html.escape(n.title[:60])}<br>cited by {n.cited_by}, cites {n.cites}"
+                      for n in ns],  # Plotly reads tags (<a>, <br>) in hover text: the unit's own text is escaped
                 hovertemplate="%{text}<extra></extra>"))
         fig.update_layout(height=520, margin={"l": 0, "r": 0, "t": 10, "b": 0}, xaxis={"visible": False},
                           yaxis={"visible": False}, legend={"orientation": "h"}, dragmode="pan")

@@ -9,6 +9,7 @@ import widgets as W
 
 from anchor_core import exports
 from anchor_core.reports import VERDICTS, SavedRun
+from anchor_core.safe import html_escape, md_code, md_escape
 
 st.title("Reports")
 st.caption("Every ask and verify run is saved in the workspace. Review each claim, export the report, "
@@ -32,7 +33,8 @@ with st.expander("Import an exported report (.json, .md, .html or .pdf)"):
         with R.guard("Importing"):
             run = rs.import_run(exports.read_export(up.getvalue(), name=up.name))
             st.session_state["open_run"] = run.id
-            st.success(f"Imported run `{run.id}` with {len(run.reviews)} reviewer marks.", icon=":material/check:")
+            st.success(f"Imported run {md_code(run.id)} with {len(run.reviews)} reviewer marks.",
+                       icon=":material/check:")
 
 summaries = R.safe(rs.list, kind=None if kind == "all" else kind, corpus=None if corpus == "all" else corpus,
                    text=text, review_state=None if review_state == "all" else review_state,
@@ -75,7 +77,8 @@ with st.expander("Charts: score distribution and verified fraction", expanded=Fa
         if pts:
             frac.add_trace(go.Scatter(x=[r.created_at for r in pts], y=[r.verified_fraction for r in pts],
                                       mode="markers", name=k_, marker={"color": color, "size": 9},
-                                      text=[r.title for r in pts], hovertemplate="%{text}<br>%{y:.0%}"))
+                                      text=[html_escape(r.title) for r in pts],  # Plotly reads <a>, <br>…
+                                      hovertemplate="%{text}<br>%{y:.0%}"))
     frac.update_layout(title="Verified fraction per run", yaxis={"tickformat": ".0%", "range": [-0.05, 1.05]},
                        height=340, margin={"t": 50, "b": 40})
     c2.plotly_chart(frac, width="stretch", key="rep_fraction")
@@ -99,12 +102,12 @@ if run.kind == "ask":
     W.show_ask_run(run, store, key="review")
 else:
     rep = run.verify.report
-    st.subheader("Verification: " + run.title)
-    st.caption(f"scorer `{rep.scorer}` (threshold {rep.threshold:.2f}) · embedder `{rep.embedder or 'none'}` · "
-               f"run `{run.id}`")
+    st.subheader("Verification: " + md_escape(run.title, inline=True))
+    st.caption(f"scorer {md_code(rep.scorer)} (threshold {rep.threshold:.2f}) · embedder "
+               f"{md_code(rep.embedder or 'none')} · run {md_code(run.id)}")
     W.metrics(run)
     with st.container(border=True):
-        st.markdown(run.answer)
+        st.markdown(md_escape(run.answer))
     if run.claims:
         c1, c2 = st.columns([5, 6], gap="large")
         with c1:
@@ -143,8 +146,9 @@ if claims:
     if run.reviews:
         with st.expander(f"Review history ({len(run.reviews)} marks)"):
             for r in reversed(run.reviews):
-                st.markdown(f"{R.VERDICT_BADGE[r.verdict]} claim {r.claim} · **{r.reviewer}** · "
-                            f"{r.at.replace('T', ' ')}" + (f" — {r.comment}" if r.comment else ""))
+                st.markdown(f"{R.VERDICT_BADGE[r.verdict]} claim {r.claim} · "
+                            f"**{md_escape(r.reviewer, inline=True)}** · {md_escape(r.at.replace('T', ' '))}"
+                            + (f" — {md_escape(r.comment, inline=True)}" if r.comment else ""))
 
 st.subheader("Export and re-check")
 cols = st.columns(5)
@@ -160,7 +164,7 @@ if run.kind == "ask":
 
             result = recheck(run.ask, store)
             if result.corpus_version_then != result.corpus_version_now:
-                st.info(f"Corpus `{result.corpus}` was re-ingested since this run.", icon=":material/update:")
+                st.info(f"Corpus {md_code(result.corpus)} was re-ingested since this run.", icon=":material/update:")
             icon = {"unchanged": "🟢", "same": "🟢", "moved": "🟡", "changed": "🟠", "gone": "🔴", "no_anchor": "⚪"}
             st.dataframe([{"claim": i, "": icon.get(c.status, ""), "status": c.status, "unit": c.unit_id or "—",
                            "detail": c.detail} for i, c in enumerate(result.checks, 1)],

@@ -7,6 +7,7 @@ import streamlit as st
 import widgets as W
 
 from anchor_core import workspace
+from anchor_core.safe import md_code, md_escape
 
 st.title("Verify an answer")
 st.caption('Cite with `<cite id="src">claim</cite>` or a marker after the sentence, `Claim.<cite id="src"/>`; '
@@ -75,10 +76,11 @@ if run is not None and run.verify is not None:
     st.divider()
     rep = run.verify.report
     st.subheader("Verification report")
-    st.caption(f"scorer `{rep.scorer}` (threshold {rep.threshold:.2f}) · embedder `{rep.embedder or 'none'}` · "
-               f"run `{run.id}` saved — review and export it on the Reports page")
+    st.caption(f"scorer {md_code(rep.scorer)} (threshold {rep.threshold:.2f}) · embedder "
+               f"{md_code(rep.embedder or 'none')} · run {md_code(run.id)} saved — review and export it on the "
+               "Reports page")
     if rep.note:
-        st.warning(rep.note, icon=":material/warning:")
+        st.warning(md_escape(rep.note), icon=":material/warning:")
     W.metrics(run)
     claims = run.claims
     if claims:
@@ -93,8 +95,9 @@ if run is not None and run.verify is not None:
                 st.markdown("**Parts of the claim**")
                 for a in atoms:
                     mark = ":green[:material/check:]" if a.supported else ":red[:material/close:]"
-                    where = f" → `{a.source_id}` [{a.anchor.start}:{a.anchor.end}]" if a.anchor else ""
-                    st.markdown(f"{mark} {a.text}{where}")
+                    where = (f" → {md_code(a.source_id or '')} \\[{a.anchor.start}:{a.anchor.end}\\]"
+                             if a.anchor else "")
+                    st.markdown(f"{mark} {md_escape(a.text, inline=True)}{where}")
     if st.button("Review and export this run", icon=":material/rate_review:"):
         st.session_state["open_run"] = run.id
         st.switch_page("views/reports.py")
