@@ -40,6 +40,10 @@ _ITEM = re.compile(r"^\(?(?P<i>[a-z]{1,2}|[ivx]{1,5}|[A-Z])\)[ \t]+\S")
 _SENTENCE_END = re.compile(r"[.;:!?)\]\"”’]$")
 _ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
 WINDOW, OVERLAP = 800, 100
+SECTION = 4000
+"""Unstructured text without pages is stored as units of at most this many characters, cut at a
+paragraph, line or sentence end: a unit is what a reviewer reads and what a claim is anchored in,
+so a long text must not become one huge unit."""
 SHORT_LINE = 50
 
 
@@ -384,8 +388,37 @@ def _nest(parts: list[_PartHead], a: int, body: str) -> list[Part]:
     return out
 
 
+def size_sections(text: str, limit: int = SECTION) -> list[tuple[int, int]]:
+    """``[start, end)`` spans of at most ``limit`` characters that together hold every
+    non-space character of ``text``, each cut at the last paragraph break before the limit, else
+    the last line break, else the last sentence end, else the last space (hard cut for one
+    unbroken run). Spans carry no leading or trailing whitespace.
+
+    >>> size_sections("One.\\n\\nTwo.", limit=6)
+    [(0, 4), (6, 10)]
+    """
+    spans, a, n = [], 0, len(text)
+    while True:
+        while a < n and text[a].isspace():
+            a += 1
+        if a >= n:
+            return spans
+        if n - a <= limit:
+            b = n
+        else:
+            window = text[a:a + limit]
+            cut = next((i + len(sep) for sep in ("\n\n", "\n", ". ", " ") if (i := window.rfind(sep)) > limit // 4),
+                       limit)
+            b = a + cut
+        end = b
+        while end > a and text[end - 1].isspace():
+            end -= 1
+        spans.append((a, end))
+        a = b
+
+
 def _windows(ex: Extracted, doc_id: str, title: str) -> Structure:
-    """No structure: one unit per page (PDF) or one for the whole text, cut into windows."""
+    """No structure: one unit per page (PDF), or units of at most ``SECTION`` characters, cut into windows."""
     text = ex.text
     units: list[Unit] = []
     if ex.page_starts:
@@ -400,9 +433,19 @@ def _windows(ex: Extracted, doc_id: str, title: str) -> Structure:
                               meta={"doc_start": a, "ns": "page", "key": str(i + 1), "pages": [[0, i + 1]]}))
         how = f"none found: {len(units)} page{'s' if len(units) != 1 else ''} cut into windows"
     else:
-        units.append(Unit(unit_id=f"{doc_id}/text", doc_id=doc_id, kind="file", heading=title or doc_id,
-                          text=text.rstrip(), meta={"doc_start": 0, "ns": "text", "key": "text"}))
-        how = "none found: the text is cut into windows"
+        spans = size_sections(text)
+        if len(spans) == 1:
+            a, b = spans[0]
+            units.append(Unit(unit_id=f"{doc_id}/text", doc_id=doc_id, kind="file", heading=title or doc_id,
+                              text=text[a:b], meta={"doc_start": a, "ns": "text", "key": "text"}))
+            how = "none found: the text is cut into windows"
+        else:
+            for n, (a, b) in enumerate(spans, 1):
+                units.append(Unit(unit_id=f"{doc_id}/s{n}", doc_id=doc_id, kind="file",
+                                  heading=f"{title or doc_id}, part {n} of {len(spans)}", text=text[a:b],
+                                  meta={"doc_start": a, "ns": "text", "key": f"s{n}"}))
+            how = (f"none found: the text is cut into {len(spans)} parts of at most {SECTION} characters "
+                   "at paragraph ends, and those into windows")
     return Structure(found=False, how=f"{how} of {WINDOW} characters with {OVERLAP} overlap", units=units)
 
 

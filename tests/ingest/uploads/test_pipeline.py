@@ -235,7 +235,7 @@ def _docx() -> bytes:
 
 
 def test_unstructured_text_falls_back_to_windows_with_overlap(store, embedder):
-    words = " ".join(f"word{i}" for i in range(600)) + "."
+    words = " ".join(f"word{i}" for i in range(400)) + "."  # ~3,300 characters: one unit
     [res] = ingest_uploads(store, embedder, [("blob.txt", words.encode())], corpus="w")
     assert not res.structure_found and "windows of 800 characters with 100 overlap" in res.structure
     chunks = store.unit_chunks("w", "blob/text", Filters())
@@ -245,6 +245,28 @@ def test_unstructured_text_falls_back_to_windows_with_overlap(store, embedder):
     [res] = ingest_uploads(store, embedder, [("loose.pdf", pdf)], corpus="w")
     assert not res.structure_found and "2 pages" in res.structure
     assert [c.page for c in store.unit_chunks("w", "loose/p2", Filters())] == [2]
+
+
+def test_long_unstructured_text_becomes_units_of_bounded_size(store, embedder):
+    """A long text without headings is not one huge unit: parts of at most SECTION characters,
+    cut at paragraph ends, that together hold every character of the text, in order."""
+    import re
+
+    from ingest.uploads.structure import SECTION
+
+    paras = [" ".join(f"clause{p}w{i}" for i in range(90)) + "." for p in range(40)]
+    text = "\n\n".join(paras)
+    [res] = ingest_uploads(store, embedder, [("long.txt", text.encode())], corpus="w")
+    assert res.ok and not res.structure_found and res.units > 1
+    assert f"parts of at most {SECTION} characters" in res.structure
+    expected = [f"long/s{n}" for n in range(1, res.units + 1)]
+    assert sorted(store.unit_ids("w")) == sorted(expected)
+    units = store.get_units("w", expected)
+    ordered = [units[i] for i in expected]
+    assert all(len(u.text) <= SECTION for u in ordered)
+    assert all(text[u.meta["doc_start"]:u.meta["doc_start"] + len(u.text)] == u.text for u in ordered)
+    assert all(u.text.endswith(".") for u in ordered)  # cut at paragraph ends, not mid-word
+    assert re.sub(r"\s", "", "".join(u.text for u in ordered)) == re.sub(r"\s", "", text)
 
 
 def test_other_zip_files_are_refused(store, embedder):
