@@ -84,8 +84,7 @@ class Settings:
         home = Path(env["ANCHOR_HOME"]).expanduser() if env.get("ANCHOR_HOME") else Path.home() / ".anchor"
         if home.exists() and not home.is_dir():
             raise invalid("ANCHOR_HOME", env["ANCHOR_HOME"], "a folder (this is a file)")
-        return cls(home=home, embedder=_choice(env, "ANCHOR_EMBEDDER", EMBEDDERS, "minilm"),
-                   es_url=env.get("ANCHOR_ES_URL") or None, llm=llm_config(env),
+        return cls(home=home, embedder=_choice(env, "ANCHOR_EMBEDDER", EMBEDDERS, "minilm"), llm=llm_config(env),
                    max_upload_mb=_number(env, "ANCHOR_MAX_UPLOAD_MB", 50.0, float, 0.001),
                    **_es_settings(env))
 
@@ -110,6 +109,15 @@ def _choice(env: dict[str, str], name: str, allowed: tuple[str, ...], default: s
     return value
 
 
+def _url(env: dict[str, str], name: str, example: str) -> str | None:
+    raw = env.get(name) or ""
+    if not raw:
+        return None
+    if not raw.startswith(("http://", "https://")):
+        raise invalid(name, raw, f"a URL starting with http:// or https://, e.g. {example}")
+    return raw
+
+
 def _readable_file(env: dict[str, str], name: str) -> Path | None:
     raw = env.get(name)
     if not raw:
@@ -126,11 +134,8 @@ def _readable_file(env: dict[str, str], name: str) -> Path | None:
 
 
 def _es_settings(env: dict[str, str]) -> dict[str, Any]:
-    store = _choice(env, "ANCHOR_STORE", STORES, "sqlite")
-    es_url = env.get("ANCHOR_ES_URL") or ""
-    if es_url and not es_url.startswith(("http://", "https://")):
-        raise invalid("ANCHOR_ES_URL", es_url, "a URL starting with http:// or https://, e.g. http://localhost:9200")
-    return dict(store=store,
+    return dict(store=_choice(env, "ANCHOR_STORE", STORES, "sqlite"),
+                es_url=_url(env, "ANCHOR_ES_URL", "http://localhost:9200"),
                 es_api_key=env.get("ANCHOR_ES_API_KEY") or None,
                 es_username=env.get("ANCHOR_ES_USERNAME") or None,
                 es_password=env.get("ANCHOR_ES_PASSWORD") or None,
@@ -178,12 +183,10 @@ def llm_config(env: dict[str, str]) -> LLMConfig | None:
     timeout = _number(env, "ANCHOR_LLM_TIMEOUT", 30.0, float, 0.1)
     writer = env.get("ANCHOR_LLM_MODEL") or DEFAULT_WRITER
     judge = env.get("ANCHOR_LLM_JUDGE_MODEL") or DEFAULT_JUDGE
-    if env.get("ANCHOR_LLM_BASE_URL"):
-        url = env["ANCHOR_LLM_BASE_URL"].rstrip("/")
-        if not url.startswith(("http://", "https://")):
-            raise invalid("ANCHOR_LLM_BASE_URL", env["ANCHOR_LLM_BASE_URL"],
-                          "a URL starting with http:// or https://, e.g. http://localhost:8080/v1")
-        return LLMConfig("openai-compatible", url, env.get("ANCHOR_LLM_API_KEY") or None, writer, judge, timeout)
+    url = _url(env, "ANCHOR_LLM_BASE_URL", "http://localhost:8080/v1")
+    if url:
+        return LLMConfig("openai-compatible", url.rstrip("/"), env.get("ANCHOR_LLM_API_KEY") or None, writer, judge,
+                         timeout)
     if env.get("GROQ_API_KEY"):
         return LLMConfig("groq", GROQ_URL, env["GROQ_API_KEY"], writer, judge, timeout)
     return None
