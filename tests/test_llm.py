@@ -8,8 +8,9 @@ import json
 import pytest
 
 from anchor_core.ask import LLM, AskSettings, ask
-from anchor_core.ask.llm import GroqChatClient, HTTPChatClient, LLMAuthError, LLMConfig, LLMUnavailable, config_from_env
+from anchor_core.ask.llm import GroqChatClient, HTTPChatClient, LLMAuthError, LLMConfig, LLMUnavailable
 from anchor_core.cli import main
+from anchor_core.config import llm_config
 from anchor_core.embeddings import HashEmbedder
 from anchor_core.errors import ConfigError
 from tests.ask_fixtures import drone_store
@@ -161,14 +162,14 @@ def test_groq_client_speaks_to_the_same_api(fake, store):
 
 
 def test_configuration_from_the_environment():
-    assert config_from_env({}) is None
-    g = config_from_env({"GROQ_API_KEY": KEY})
+    assert llm_config({}) is None
+    g = llm_config({"GROQ_API_KEY": KEY})
     assert g.provider == "groq" and g.writer_model == "openai/gpt-oss-120b" and g.judge_model == "openai/gpt-oss-20b"
-    o = config_from_env({"GROQ_API_KEY": KEY, "ANCHOR_LLM_BASE_URL": "http://localhost:8080/v1/",
+    o = llm_config({"GROQ_API_KEY": KEY, "ANCHOR_LLM_BASE_URL": "http://localhost:8080/v1/",
                          "ANCHOR_LLM_MODEL": "llama"})
     assert o.provider == "openai-compatible" and o.base_url == "http://localhost:8080/v1" and o.writer_model == "llama"
     with pytest.raises(ConfigError, match="http"):
-        config_from_env({"ANCHOR_LLM_BASE_URL": "localhost:8080"})
+        llm_config({"ANCHOR_LLM_BASE_URL": "localhost:8080"})
 
 
 def test_cli_uses_the_configured_endpoint(fake, tmp_path, capsys, monkeypatch):

@@ -1,7 +1,7 @@
 """Chat-completion clients: Groq (the ``groq`` package) or any OpenAI-compatible endpoint.
 
 Both speak the same wire format (``POST …/chat/completions``). Configuration comes from the
-environment through :class:`LLMConfig` (read once by :func:`llm_from_env`); the API key is never
+environment through :class:`LLMConfig` (read once by :func:`anchor_core.config.llm_config`); the API key is never
 logged, printed or put into an error message.
 
 Failures are typed so the pipeline can fall back and say why: :class:`LLMAuthError` (a wrong key:
@@ -17,7 +17,7 @@ from typing import Protocol
 
 import httpx
 
-from anchor_core.config import LLMConfig, llm_config
+from anchor_core.config import LLMConfig
 from anchor_core.errors import AnchorError, ConfigError
 
 log = logging.getLogger(__name__)
@@ -41,11 +41,6 @@ class ChatClient(Protocol):
 
     def complete(self, messages: list[dict], *, model: str, temperature: float = 0.0,
                  max_tokens: int = 800, json_mode: bool = False) -> str: ...
-
-
-def config_from_env(env: dict[str, str]) -> LLMConfig | None:
-    """The LLM part of the settings (see :func:`anchor_core.config.llm_config`)."""
-    return llm_config(env)
 
 
 class HTTPChatClient:
