@@ -100,5 +100,6 @@ def load_adapter_corpus(adapter_name: str, path: Path | None) -> ParsedCorpus:
     adapter = get_adapter(adapter_name)
     if path is None and getattr(adapter, "needs_path", True):
         raise AdapterError(f"the {adapter_name} adapter needs --path (the folder or file holding the corpus), "
-                           f"e.g. anchor ingest {adapter_name} --path ../shared/data/corpora/{adapter_name}")
+                           f"e.g. anchor ingest {adapter_name} --path ./{adapter_name}; the README's adapter "
+                           "table says where to get each corpus")
     return adapter.load(path)

@@ -47,8 +47,9 @@ def make_client(settings: Settings, node_class: Any = None):
     """An ``Elasticsearch`` client from the settings (TLS verification on unless turned off)."""
     try:
         from elasticsearch import Elasticsearch
-    except ImportError as err:  # pragma: no cover - the package is in requirements.txt
-        raise ConfigError("ANCHOR_STORE=elasticsearch needs the client: pip install 'elasticsearch>=9,<10'") from err
+    except ImportError as err:  # the optional `elasticsearch` extra
+        raise ConfigError("ANCHOR_STORE=elasticsearch needs the client: install the elasticsearch extra "
+                          "(pip install -e '.[elasticsearch]', or pip install 'elasticsearch>=9,<10')") from err
     if not settings.es_url:
         raise ConfigError("ANCHOR_STORE=elasticsearch needs ANCHOR_ES_URL, e.g. http://localhost:9200 "
                           "(`docker compose up -d elasticsearch` starts one)")
