@@ -42,7 +42,7 @@ from anchor_core.embeddings import Embedder
 from anchor_core.errors import AnchorError
 from anchor_core.fusion import rrf
 from anchor_core.normalize import Normalized, normalize
-from anchor_core.scorers import Scorer, make_scorer
+from anchor_core.scorers import DEFAULT_SCORER, Scorer, build_scorer
 from anchor_core.scorers.features import is_year, pair_features, unit_word
 from anchor_core.scorers.text import analyse, neighbourhood, stem
 from anchor_core.segment import Sentence, sentences
@@ -324,7 +324,7 @@ _SCORER_CACHE: dict[str, Scorer] = {}
 def default_scorer(embedder: Embedder | None = None) -> Scorer:
     key = f"learned:{embedder.model_id if embedder else '-'}"
     if key not in _SCORER_CACHE:
-        _SCORER_CACHE[key] = make_scorer("learned", embedder=embedder)
+        _SCORER_CACHE[key] = build_scorer(DEFAULT_SCORER, embedder=embedder)
     return _SCORER_CACHE[key]
 
 

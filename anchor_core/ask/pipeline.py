@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from anchor_core.anchoring import Anchor, InputError, best_anchor, decompose
 from anchor_core.ask import gate as gate_mod
@@ -33,7 +33,7 @@ from anchor_core.embeddings import Embedder
 from anchor_core.errors import QueryError
 from anchor_core.models import CorpusInfo, Hit, Unit
 from anchor_core.retrieve import RetrievalSettings, retrieve
-from anchor_core.scorers import Scorer, make_scorer
+from anchor_core.scorers import DEFAULT_SCORER, SCORERS, Scorer, build_scorer
 from anchor_core.stores.base import Store
 from anchor_core.text import STOP_WORDS, count, words
 
@@ -43,7 +43,8 @@ class AskSettings(BaseModel):
     hops: int = Field(1, ge=0, le=3)
     include_recitals: bool = False
     groups: list[str] | None = None
-    scorer: str = "learned"
+    scorer: str = DEFAULT_SCORER
+    """A name in :data:`anchor_core.scorers.SCORERS`; built without an embedder (as in the CLI and the bench)."""
     writer: str = Field("auto", pattern="^(auto|extractive|llm)$")
     """``auto``: the LLM writer when an LLM is configured, else the extractive writer."""
     gate: bool = True
@@ -52,6 +53,13 @@ class AskSettings(BaseModel):
     """Let verification change the outcome: refuse when no claim of the draft is supported. Claims are
     anchored and marked either way; ``False`` is the ablation's configurations without verification."""
     rewrite: bool = True
+
+    @field_validator("scorer")
+    @classmethod
+    def _known_scorer(cls, v: str) -> str:
+        if v not in SCORERS:
+            raise ValueError(f"scorer must be one of {', '.join(SCORERS)}. Currently, the scorer is {v!r}")
+        return v
 
     def retrieval(self) -> RetrievalSettings:
         return RetrievalSettings(k=self.k, hops=self.hops, include_recitals=self.include_recitals, groups=self.groups)
@@ -91,10 +99,13 @@ def _language_problem(question: str) -> str | None:
 _SCORERS: dict[str, Scorer] = {}
 
 
-def _scorer(name: str) -> Scorer:
-    """Scorers by name, built once per process (the learned scorer reads its coefficients file)."""
+def _scorer(name: str, llm: LLM | None) -> Scorer:
+    """Scorers by name, built once per process (the learned scorer reads its coefficients file); one that
+    needs the LLM is built for this run's LLM."""
+    if SCORERS[name].needs:
+        return build_scorer(name, llm=llm)
     if name not in _SCORERS:
-        _SCORERS[name] = make_scorer(name)
+        _SCORERS[name] = build_scorer(name)
     return _SCORERS[name]
 
 
@@ -259,7 +270,7 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
         raise QueryError("the question is empty; type what you want to know")
     question = " ".join(question.split())
     info = store.corpus(corpus)  # CorpusNotFound names the corpora that exist
-    scorer = scorer or _scorer(s.scorer)
+    scorer = scorer or _scorer(s.scorer, llm)
     embedder = _Memo(embedder) if embedder is not None else None
     models = {"embedder": embedder.model_id if embedder else "none (BM25 only)", "scorer": scorer.name,
               "judge": llm.judge_model if llm else "offline", "writer": "", "decomposer": ""}

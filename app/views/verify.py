@@ -40,7 +40,8 @@ with right:
 
 with st.sidebar:
     st.subheader("Verify settings")
-    scorer_name = st.selectbox("Support scorer", ["learned", "lexical"], key="verify_scorer")
+    scorers = R.scorer_choices()
+    scorer_name = st.selectbox("Support scorer", scorers, key="verify_scorer", help=R.scorer_help(scorers))
     semantic = st.toggle("Semantic similarity", True, key="verify_semantic",
                          help="Use the embedding model for dense search and the similarity feature "
                               "(loads the model once).")
