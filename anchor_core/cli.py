@@ -137,7 +137,8 @@ def cmd_retrieve(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps({
             "question": result.question,
             "hits": [{"unit_id": h.unit_id, "part": h.part, "chunk_id": h.chunk_id, "score": h.score, "rank": h.rank,
-                      "via": [v.split("(")[0] for v in h.via], "via_kind": h.via_kind, "path": h.path,
+                      "via": [v.unit_id for v in h.via], "via_kind": h.via_kind,
+                      "steps": [v.model_dump() for v in h.via], "path": h.path,
                       "cited_by": h.cited_by, "document": h.document, "page": h.page,
                       "text": h.text} for h in result.hits],
             "timings_ms": result.timings_ms,

@@ -156,9 +156,7 @@ def _sources(hits: list[Hit], units: dict[str, Unit], relevance: dict[str, float
     for n, h in enumerate(hits, start=1):
         followed = None
         if h.via:
-            step = h.via[0]
-            m = re.match(r"^(.*?)(?:\((.+)\))?$", step)
-            uid, part = (m.group(1), m.group(2)) if m else (step, None)
+            uid, part = h.via[0].unit_id, h.via[0].part
             followed = labels.get((uid, part)) or unit_label(units.get(uid), uid, part)
         u = units.get(h.unit_id)
         out.append(Source(n=n, chunk_id=h.chunk_id, unit_id=h.unit_id, part=h.part, label=labels[(h.unit_id, h.part)],
@@ -189,7 +187,7 @@ def _retrieve(question: str, run: _Run, *, store, embedder, info: CorpusInfo, se
     direct = [h for h in result.hits if not h.via]
     followed = [h for h in result.hits if h.via]
     units = store.get_units(corpus, sorted({h.unit_id for h in result.hits} |
-                                           {re.sub(r"\(.*\)$", "", v) for h in result.hits for v in h.via}))
+                                           {v.unit_id for h in result.hits for v in h.via}))
     rel, qvec, vecs = _relevance(question, result.hits, store=store, info=info, embedder=embedder)
     best = max(rel.values(), default=0.0)
     run.emit("retrieve", f"{label}retrieved {len(direct)} chunks ({mode}), best score {best:.2f}", t0=t,
