@@ -12,9 +12,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from anchor_core.config import Settings, open_store
+from anchor_core.config import Settings
 from anchor_core.errors import AnchorError
 from anchor_core.scorers import DEFAULT_SCORER, SCORERS, scorer_names
+from anchor_core.stores import open_store
 
 DEFAULT_CORPUS = "aiact"
 

@@ -16,10 +16,11 @@ from contextlib import contextmanager
 import streamlit as st
 from pydantic import ValidationError
 
-from anchor_core.config import Settings, open_store
+from anchor_core.config import Settings
 from anchor_core.errors import AnchorError, ConfigError
 from anchor_core.reports import ReportStore
 from anchor_core.safe import md_escape
+from anchor_core.stores import open_store
 
 log = logging.getLogger("anchor.app")
 

@@ -71,7 +71,7 @@ def test_allowed_embedders_are_the_ones_that_exist():
 def test_good_values_are_read():
     s = Settings.from_env({"ANCHOR_STORE": " Elasticsearch ", "ANCHOR_EMBEDDER": "HASH", "ANCHOR_LLM_TIMEOUT": "12.5",
                            "ANCHOR_LLM_BASE_URL": "http://localhost:8080/v1/", "ANCHOR_ES_VERIFY_CERTS": "off"})
-    assert (s.store, s.embedder, s.es_verify_certs) == ("elasticsearch", "hash", False)
+    assert (s.store, s.embedder, s.elasticsearch.verify_certs) == ("elasticsearch", "hash", False)
     assert s.llm is not None and s.llm.timeout == 12.5 and s.llm.base_url == "http://localhost:8080/v1"
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from anchor_core.config import SQLiteSettings
 from anchor_core.errors import CorpusNotFound, StoreError
 from anchor_core.models import Chunk, CorpusInfo, Document, Filters, Reference, Unit
 from anchor_core.stores.base import check_content
@@ -75,6 +76,10 @@ def _fts_term(term: str) -> str:
 
 class SQLiteStore:
     """The embedded default store. Thread-safe for the dashboard's threads."""
+
+    @classmethod
+    def from_settings(cls, settings: SQLiteSettings) -> SQLiteStore:
+        return cls(settings.path)
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
