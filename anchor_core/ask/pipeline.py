@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +29,7 @@ from anchor_core.ask import gate as gate_mod
 from anchor_core.ask.llm import ChatClient, LLMAuthError, LLMConfig, LLMError, make_client
 from anchor_core.ask.report import REFUSAL_TEXT, AskReport, CheckedClaim, ClaimAnchor, GateDecision, Source, TraceEvent
 from anchor_core.ask.writers import Draft, DraftClaim, ExtractiveWriter, LLMWriter, llm_decompose, llm_judge
-from anchor_core.embeddings import Embedder
+from anchor_core.embeddings import Embedder, Progress
 from anchor_core.errors import QueryError
 from anchor_core.models import CorpusInfo, Hit, Unit
 from anchor_core.retrieve import RetrievalSettings, retrieve
@@ -117,12 +117,12 @@ class _Memo:
         self.inner, self.model_id, self.dim = inner, inner.model_id, inner.dim
         self.seen: dict[str, np.ndarray] = {}
 
-    def embed(self, texts: list[str], **kw) -> np.ndarray:
+    def embed(self, texts: Sequence[str], *, progress: Progress | None = None) -> np.ndarray:
         if len(texts) != 1:
-            return self.inner.embed(texts, **kw)
+            return self.inner.embed(texts, progress=progress)
         v = self.seen.get(texts[0])
         if v is None:
-            v = self.seen[texts[0]] = self.inner.embed(texts, **kw)[0]
+            v = self.seen[texts[0]] = self.inner.embed(texts, progress=progress)[0]
         return v[None, :]
 
 
@@ -335,11 +335,10 @@ def _write(question: str, sources: list[Source], run: _Run, *, settings: AskSett
     t = time.perf_counter()
     terms = list(weights)
     weights = {t: (w or 1.0) for t, w in weights.items()}
-    use_llm = llm is not None and settings.writer in ("auto", "llm")
     if settings.writer == "llm" and llm is None:
         run.notes.append("the LLM writer was asked for but no LLM is configured (set GROQ_API_KEY or "
                          "ANCHOR_LLM_BASE_URL); the extractive writer wrote the answer")
-    if use_llm:
+    if llm is not None and settings.writer in ("auto", "llm"):
         try:
             draft = LLMWriter(llm.client, llm.writer_model).write(question, sources, terms, weights)
             run.notes += draft.notes

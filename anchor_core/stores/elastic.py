@@ -517,7 +517,8 @@ class ElasticStore:
 
     def record_ids(self, corpus: str) -> tuple[list[str], list[str]]:
         """All unit ids and chunk ids of a corpus, in load order (for export)."""
-        units, chunks = [], []
+        units: list[str] = []
+        chunks: list[str] = []
         body = {"_source": ["type", "unit_id", "chunk_id"],
                 "query": {"bool": {"filter": [{"term": {"corpus": corpus}}, {"terms": {"type": ["unit", "chunk"]}}]}}}
         for h in self._scan(corpus, body):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -191,7 +191,7 @@ class SQLiteStore:
 
     def replace_documents(self, info: CorpusInfo, documents: list[Document], units: list[Unit],
                           chunks: list[Chunk], vectors: np.ndarray, references: list[Reference],
-                          remove: list[str] = ()) -> None:
+                          remove: Sequence[str] = ()) -> None:
         check_content(chunks, vectors, documents, units)
         vecs = np.asarray(vectors, dtype=np.float32)
         name = info.name
