@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from anchor_core.config import Settings
 from anchor_core.errors import AnchorError
-from anchor_core.scorers import DEFAULT_SCORER, SCORERS, scorer_names
+from anchor_core.scorers import DEFAULT_SCORER, SCORERS, scorer_help, scorer_names
 from anchor_core.stores import open_store
 
 DEFAULT_CORPUS = "aiact"
@@ -373,10 +373,6 @@ def _evidence_args(p: argparse.ArgumentParser, verb: str) -> None:
     p.add_argument("--group", action="append", help=f"{verb} as a member of this access group (repeatable)")
 
 
-def _scorer_help(names: list[str]) -> str:
-    return "; ".join(f"{n}: {SCORERS[n].description}" for n in names) + f" (default {DEFAULT_SCORER})"
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="anchor", description="Grounded retrieval and claim verification over a corpus.")
     p.add_argument("-v", "--verbose", action="store_true", help="log what the library does")
@@ -410,7 +406,7 @@ def build_parser() -> argparse.ArgumentParser:
     ver.add_argument("--fail-under", type=float, default=1.0,
                      help="exit 1 when the verified fraction is below this (default 1.0: every claim)")
     verify_scorers = scorer_names(can_give=["model_dir", "llm"])
-    ver.add_argument("--scorer", choices=verify_scorers, default=DEFAULT_SCORER, help=_scorer_help(verify_scorers))
+    ver.add_argument("--scorer", choices=verify_scorers, default=DEFAULT_SCORER, help=scorer_help(verify_scorers))
     ver.add_argument("--model-dir", help="local model folder for --scorer nli")
     ver.add_argument("--embedder", action="store_true",
                      help="add dense candidate search and the embedding feature (slower; no better on WiCE)")
@@ -420,7 +416,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask = sub.add_parser("ask", help="answer a question from a corpus, every claim anchored, or refuse with a reason")
     _evidence_args(ask, "ask")
     ask_scorers = scorer_names(can_give=["llm"])
-    ask.add_argument("--scorer", choices=ask_scorers, default=DEFAULT_SCORER, help=_scorer_help(ask_scorers))
+    ask.add_argument("--scorer", choices=ask_scorers, default=DEFAULT_SCORER, help=scorer_help(ask_scorers))
     ask.add_argument("--writer", choices=["auto", "extractive", "llm"], default="auto",
                      help="auto: the LLM when GROQ_API_KEY or ANCHOR_LLM_BASE_URL is set, else extractive")
     ask.add_argument("--no-llm", action="store_true", help="stay offline even when an LLM is configured")

@@ -105,12 +105,6 @@ def scorer_choices() -> list[str]:
     return scorer_names(can_give=["llm"] if settings().llm is not None else [])
 
 
-def scorer_help(names: list[str]) -> str:
-    from anchor_core.scorers import SCORERS
-
-    return "; ".join(f"{n}: {SCORERS[n].description}" for n in names) + "."
-
-
 @st.cache_resource(show_spinner=False)
 def _llm(key: str):
     from anchor_core.ask.pipeline import LLM

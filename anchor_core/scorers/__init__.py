@@ -177,6 +177,11 @@ def scorer_names(*, can_give: Iterable[Need] = ()) -> list[str]:
     return [s.name for s in SCORERS.values() if set(s.needs) <= given]
 
 
+def scorer_help(names: Iterable[str]) -> str:
+    """``learned: …; lexical: …`` for a help text or a select box, in the order given."""
+    return "; ".join(f"{n}: {SCORERS[n].description}" for n in names)
+
+
 def scorer_info(name: str) -> ScorerInfo:
     try:
         return SCORERS[name]
@@ -216,4 +221,4 @@ def make_scorer(name: str, **kw: Any) -> Scorer:
 
 
 __all__ = ["DEFAULT_SCORER", "SCORERS", "JudgeLLM", "Scorer", "ScorerInfo", "build_scorer", "make_scorer",
-           "scorer_info", "scorer_names"]
+           "scorer_help", "scorer_info", "scorer_names"]

@@ -8,6 +8,7 @@ import widgets as W
 
 from anchor_core import workspace
 from anchor_core.safe import md_escape
+from anchor_core.scorers import scorer_help
 
 st.title("Ask")
 st.caption("Answers are written only from retrieved provisions; every claim is anchored to an exact quote.")
@@ -36,7 +37,7 @@ with st.sidebar:
                      help="Follow explicit cross-references (“Article 6(2)” → “Annex III”) this many steps.")
     recitals = st.toggle("Include recitals", False, key="ask_recitals", help="Recitals are not binding.")
     scorers = R.scorer_choices()
-    scorer_name = st.selectbox("Support scorer", scorers, key="ask_scorer", help=R.scorer_help(scorers))
+    scorer_name = st.selectbox("Support scorer", scorers, key="ask_scorer", help=scorer_help(scorers))
     has_llm = R.safe(R.llm, what="Reading the LLM configuration") is not None
     writer = st.selectbox("Writer", ["auto", "extractive", "llm"], key="ask_writer",
                           help="extractive: quotes the best source sentences, offline. llm: needs GROQ_API_KEY or "
