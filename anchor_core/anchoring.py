@@ -42,7 +42,7 @@ from anchor_core.embeddings import Embedder
 from anchor_core.errors import AnchorError
 from anchor_core.fusion import rrf
 from anchor_core.normalize import Normalized, normalize
-from anchor_core.scorers import Scorer, make_scorer
+from anchor_core.scorers import DEFAULT_SCORER, Scorer, build_scorer
 from anchor_core.scorers.features import is_year, pair_features, unit_word
 from anchor_core.scorers.text import analyse, neighbourhood, stem
 from anchor_core.segment import Sentence, sentences
@@ -324,7 +324,7 @@ _SCORER_CACHE: dict[str, Scorer] = {}
 def default_scorer(embedder: Embedder | None = None) -> Scorer:
     key = f"learned:{embedder.model_id if embedder else '-'}"
     if key not in _SCORER_CACHE:
-        _SCORER_CACHE[key] = make_scorer("learned", embedder=embedder)
+        _SCORER_CACHE[key] = build_scorer(DEFAULT_SCORER, embedder=embedder)
     return _SCORER_CACHE[key]
 
 
@@ -525,11 +525,11 @@ def _combine(atoms: list[str], anchors: list[Anchor | None], scorer: Scorer) -> 
         spans.setdefault((a.start, a.end), Span(quote=a.quote, start=a.start, end=a.end, sentences=a.sentences))
     spans.pop((primary.start, primary.end), None)
     reasons: list[str] = []
-    for t, a in zip(atoms, anchors):
-        if a is None:
+    for t, atom_anchor in zip(atoms, anchors):
+        if atom_anchor is None:
             reasons.append(f"atom “{t}”: no supporting sentence")
-        elif not a.supported:
-            reasons += [f"atom “{t}”: {r}" for r in a.reasons[:3]]
+        elif not atom_anchor.supported:
+            reasons += [f"atom “{t}”: {r}" for r in atom_anchor.reasons[:3]]
     supported = len(found) == len(atoms) and all(a.supported for _, a in found)
     methods = {a.method for _, a in found}
     return Anchor(quote=primary.quote, start=primary.start, end=primary.end, score=weakest.score, supported=supported,
@@ -568,9 +568,11 @@ def best_anchor(claim: str, source_text: str, *, scorer: Scorer | None = None, e
     return _combine(parts, [_anchor_one(p, source_text, *args) for p in parts], scorer)
 
 
+_SCORER_METHODS: dict[str, Method] = {"lexical": "lexical", "learned": "learned", "nli": "nli", "llm": "llm"}
+
+
 def _method(scorer: Scorer) -> Method:
-    name = getattr(scorer, "name", "learned")
-    return name if name in ("lexical", "learned", "nli", "llm") else "learned"
+    return _SCORER_METHODS.get(getattr(scorer, "name", "learned"), "learned")
 
 
 def anchor_claim(claim: str, source_text: str, **options) -> Anchor | None:

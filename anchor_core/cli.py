@@ -12,8 +12,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from anchor_core.config import Settings, open_store
+from anchor_core.config import Settings
 from anchor_core.errors import AnchorError
+from anchor_core.scorers import DEFAULT_SCORER, SCORERS, scorer_help, scorer_names
+from anchor_core.stores import open_store
 
 DEFAULT_CORPUS = "aiact"
 
@@ -136,7 +138,8 @@ def cmd_retrieve(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps({
             "question": result.question,
             "hits": [{"unit_id": h.unit_id, "part": h.part, "chunk_id": h.chunk_id, "score": h.score, "rank": h.rank,
-                      "via": [v.split("(")[0] for v in h.via], "via_kind": h.via_kind, "path": h.path,
+                      "via": [v.unit_id for v in h.via], "via_kind": h.via_kind,
+                      "steps": [v.model_dump() for v in h.via], "path": h.path,
                       "cited_by": h.cited_by, "document": h.document, "page": h.page,
                       "text": h.text} for h in result.hits],
             "timings_ms": result.timings_ms,
@@ -281,7 +284,7 @@ def load_sources(path: Path) -> dict[str, str]:
 
 
 def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
-    from anchor_core.scorers import make_scorer
+    from anchor_core.scorers import build_scorer
     from anchor_core.verify import verify_answer
 
     # float() also takes "nan" and "inf"; a NaN bound would make every run pass.
@@ -293,15 +296,9 @@ def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
     sources = load_sources(Path(args.sources))
     # No embedder unless asked: on WiCE the MiniLM feature lowered precision and cost 55x the time.
     embedder = _embedder(settings) if args.embedder and not args.no_embedder else None
-    kw = {"embedder": embedder} if args.scorer == "learned" else {}
-    if args.scorer == "nli":
-        if not args.model_dir:
-            raise AnchorError("--scorer nli needs --model-dir DIR (a local NLI / MiniCheck model folder)")
-        kw = {"model_dir": args.model_dir}
-    if args.scorer == "llm":
-        raise AnchorError("--scorer llm needs a configured LLM, which comes with `anchor ask`; "
-                          "use learned, lexical or nli")
-    report = verify_answer(answer, sources, scorer=make_scorer(args.scorer, **kw), embedder=embedder)
+    llm = _llm(settings) if "llm" in SCORERS[args.scorer].needs else None
+    scorer = build_scorer(args.scorer, embedder=embedder, llm=llm, model_dir=args.model_dir)
+    report = verify_answer(answer, sources, scorer=scorer, embedder=embedder)
     out = {"markdown": report.to_markdown, "json": report.to_json, "html": report.to_html}[args.format]()
     if output:
         _write(output, out)
@@ -408,7 +405,8 @@ def build_parser() -> argparse.ArgumentParser:
     ver.add_argument("--output", help="write the report here instead of printing it")
     ver.add_argument("--fail-under", type=float, default=1.0,
                      help="exit 1 when the verified fraction is below this (default 1.0: every claim)")
-    ver.add_argument("--scorer", choices=["learned", "lexical", "nli", "llm"], default="learned")
+    verify_scorers = scorer_names(can_give=["model_dir", "llm"])
+    ver.add_argument("--scorer", choices=verify_scorers, default=DEFAULT_SCORER, help=scorer_help(verify_scorers))
     ver.add_argument("--model-dir", help="local model folder for --scorer nli")
     ver.add_argument("--embedder", action="store_true",
                      help="add dense candidate search and the embedding feature (slower; no better on WiCE)")
@@ -417,7 +415,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     ask = sub.add_parser("ask", help="answer a question from a corpus, every claim anchored, or refuse with a reason")
     _evidence_args(ask, "ask")
-    ask.add_argument("--scorer", choices=["learned", "lexical"], default="learned")
+    ask_scorers = scorer_names(can_give=["llm"])
+    ask.add_argument("--scorer", choices=ask_scorers, default=DEFAULT_SCORER, help=scorer_help(ask_scorers))
     ask.add_argument("--writer", choices=["auto", "extractive", "llm"], default="auto",
                      help="auto: the LLM when GROQ_API_KEY or ANCHOR_LLM_BASE_URL is set, else extractive")
     ask.add_argument("--no-llm", action="store_true", help="stay offline even when an LLM is configured")

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Literal, TypeVar
 
 from anchor_core.errors import ConfigError
 
@@ -19,12 +20,20 @@ GROQ_URL = "https://api.groq.com/openai/v1"
 DEFAULT_WRITER = "openai/gpt-oss-120b"
 DEFAULT_JUDGE = "openai/gpt-oss-20b"
 
+LLMProvider = Literal["groq", "openai-compatible"]
+StoreKind = Literal["sqlite", "elasticsearch"]
+
+
+def redact_url(url: str) -> str:
+    """``https://user:secret@host:9200`` → ``https://host:9200``: URLs are shown, credentials never."""
+    return re.sub(r"//[^/@]*@", "//", url)
+
 
 @dataclass(frozen=True)
 class LLMConfig:
     """Where the LLM writer and judge live; the key never appears in a repr or a message."""
 
-    provider: str  # "groq" | "openai-compatible"
+    provider: LLMProvider
     base_url: str
     api_key: str | None
     writer_model: str = DEFAULT_WRITER
@@ -39,44 +48,67 @@ class LLMConfig:
 
 
 @dataclass(frozen=True)
+class SQLiteSettings:
+    """The embedded store: one file in the workspace."""
+
+    path: Path
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+
+@dataclass(frozen=True)
+class ElasticSettings:
+    """An Elasticsearch 9.x cluster (the ``ANCHOR_ES_*`` variables). Secrets, and a URL that may embed
+    user:password, stay out of the repr, logs and tracebacks that print the settings."""
+
+    url: str | None = field(default=None, repr=False)
+    api_key: str | None = field(default=None, repr=False)
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    ca_certs: Path | None = None
+    verify_certs: bool = True
+    timeout: float = 30.0
+    retries: int = 3
+    prefix: str = "anchor"
+    shards: int = 1
+    replicas: int = 1
+    num_candidates: int = 200
+    english: bool = False
+    server_rrf: bool = False
+
+    @property
+    def location(self) -> str:
+        """Where corpora live, for messages (never with credentials)."""
+        return f"Elasticsearch at {redact_url(self.url or '?')}"
+
+
+@dataclass(frozen=True)
 class Settings:
     home: Path = field(default_factory=lambda: Path.home() / ".anchor")
     embedder: str = "minilm"
-    store: str = "sqlite"
+    store: StoreKind = "sqlite"
     """``sqlite`` (the workspace file) or ``elasticsearch`` (ANCHOR_STORE)."""
-    # Secrets (and a URL that may embed user:password): repr=False keeps them out of reprs, logs
-    # and tracebacks that print the settings.
-    es_url: str | None = field(default=None, repr=False)
-    es_api_key: str | None = field(default=None, repr=False)
-    es_username: str | None = None
-    es_password: str | None = field(default=None, repr=False)
-    es_ca_certs: Path | None = None
-    es_verify_certs: bool = True
-    es_timeout: float = 30.0
-    es_retries: int = 3
-    es_prefix: str = "anchor"
-    es_shards: int = 1
-    es_replicas: int = 1
-    es_num_candidates: int = 200
-    es_english: bool = False
-    es_server_rrf: bool = False
+    elasticsearch: ElasticSettings = field(default_factory=ElasticSettings)
     llm: LLMConfig | None = None
     """Set when GROQ_API_KEY or ANCHOR_LLM_BASE_URL is set; None is the offline path."""
     max_upload_mb: float = 50.0
     """Uploaded files larger than this fail with a message naming the limit (ANCHOR_MAX_UPLOAD_MB)."""
 
     @property
+    def sqlite(self) -> SQLiteSettings:
+        """The embedded store's settings: its file lives in the workspace."""
+        return SQLiteSettings(self.home / "anchor.db")
+
+    @property
     def db_path(self) -> Path:
-        return self.home / "anchor.db"
+        return self.sqlite.path
 
     @property
     def store_location(self) -> str:
         """Where corpora live, for messages (never with credentials)."""
-        if self.store == "elasticsearch":
-            from anchor_core.stores.elastic import redact_url
-
-            return f"Elasticsearch at {redact_url(self.es_url or '?')}"
-        return str(self.db_path)
+        return self.elasticsearch.location if self.store == "elasticsearch" else self.sqlite.location
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -84,12 +116,13 @@ class Settings:
         home = Path(env["ANCHOR_HOME"]).expanduser() if env.get("ANCHOR_HOME") else Path.home() / ".anchor"
         if home.exists() and not home.is_dir():
             raise invalid("ANCHOR_HOME", env["ANCHOR_HOME"], "a folder (this is a file)")
-        return cls(home=home, embedder=_choice(env, "ANCHOR_EMBEDDER", EMBEDDERS, "minilm"), llm=llm_config(env),
-                   max_upload_mb=_number(env, "ANCHOR_MAX_UPLOAD_MB", 50.0, float, 0.001),
-                   **_es_settings(env))
+        return cls(home=home, embedder=_choice(env, "ANCHOR_EMBEDDER", EMBEDDERS, "minilm"),
+                   store=_choice(env, "ANCHOR_STORE", STORES, "sqlite"),
+                   elasticsearch=elastic_settings(env), llm=llm_config(env),
+                   max_upload_mb=_number(env, "ANCHOR_MAX_UPLOAD_MB", 50.0, 0.001))
 
 
-STORES = ("sqlite", "elasticsearch")
+STORES: tuple[StoreKind, ...] = ("sqlite", "elasticsearch")
 EMBEDDERS = ("minilm", "minilm-fp32", "minilm-int8", "hash")
 """Names ``anchor_core.embeddings.make_embedder`` builds (kept here so reading settings imports no model code)."""
 
@@ -99,14 +132,18 @@ def invalid(name: str, raw: str, allowed: str) -> ConfigError:
     return ConfigError(f"{name} is {raw!r}; allowed: {allowed}. Fix or unset {name} and run again")
 
 
-def _choice(env: dict[str, str], name: str, allowed: tuple[str, ...], default: str) -> str:
+Choice = TypeVar("Choice", bound=str)
+
+
+def _choice(env: dict[str, str], name: str, allowed: tuple[Choice, ...], default: Choice) -> Choice:
     raw = env.get(name)
     if raw is None or raw.strip() == "":
         return default
     value = raw.strip().lower()
-    if value not in allowed:
-        raise invalid(name, raw, ", ".join(allowed))
-    return value
+    for a in allowed:
+        if a == value:
+            return a
+    raise invalid(name, raw, ", ".join(allowed))
 
 
 def _url(env: dict[str, str], name: str, example: str) -> str | None:
@@ -133,22 +170,22 @@ def _readable_file(env: dict[str, str], name: str) -> Path | None:
     return path
 
 
-def _es_settings(env: dict[str, str]) -> dict[str, Any]:
-    return dict(store=_choice(env, "ANCHOR_STORE", STORES, "sqlite"),
-                es_url=_url(env, "ANCHOR_ES_URL", "http://localhost:9200"),
-                es_api_key=env.get("ANCHOR_ES_API_KEY") or None,
-                es_username=env.get("ANCHOR_ES_USERNAME") or None,
-                es_password=env.get("ANCHOR_ES_PASSWORD") or None,
-                es_ca_certs=_readable_file(env, "ANCHOR_ES_CA_CERTS"),
-                es_verify_certs=_flag(env, "ANCHOR_ES_VERIFY_CERTS", True),
-                es_timeout=_number(env, "ANCHOR_ES_TIMEOUT", 30.0, float),
-                es_retries=_number(env, "ANCHOR_ES_RETRIES", 3, int, minimum=0),
-                es_prefix=env.get("ANCHOR_ES_PREFIX") or "anchor",
-                es_shards=_number(env, "ANCHOR_ES_SHARDS", 1, int),
-                es_replicas=_number(env, "ANCHOR_ES_REPLICAS", 1, int, minimum=0),
-                es_num_candidates=_number(env, "ANCHOR_ES_NUM_CANDIDATES", 200, int),
-                es_english=_flag(env, "ANCHOR_ES_ENGLISH", False),
-                es_server_rrf=_flag(env, "ANCHOR_ES_SERVER_RRF", False))
+def elastic_settings(env: dict[str, str]) -> ElasticSettings:
+    """The ``ANCHOR_ES_*`` variables (read even on SQLite, so a typo fails before a move to Elasticsearch)."""
+    return ElasticSettings(url=_url(env, "ANCHOR_ES_URL", "http://localhost:9200"),
+                           api_key=env.get("ANCHOR_ES_API_KEY") or None,
+                           username=env.get("ANCHOR_ES_USERNAME") or None,
+                           password=env.get("ANCHOR_ES_PASSWORD") or None,
+                           ca_certs=_readable_file(env, "ANCHOR_ES_CA_CERTS"),
+                           verify_certs=_flag(env, "ANCHOR_ES_VERIFY_CERTS", True),
+                           timeout=_number(env, "ANCHOR_ES_TIMEOUT", 30.0),
+                           retries=_number(env, "ANCHOR_ES_RETRIES", 3, minimum=0),
+                           prefix=env.get("ANCHOR_ES_PREFIX") or "anchor",
+                           shards=_number(env, "ANCHOR_ES_SHARDS", 1),
+                           replicas=_number(env, "ANCHOR_ES_REPLICAS", 1, minimum=0),
+                           num_candidates=_number(env, "ANCHOR_ES_NUM_CANDIDATES", 200),
+                           english=_flag(env, "ANCHOR_ES_ENGLISH", False),
+                           server_rrf=_flag(env, "ANCHOR_ES_SERVER_RRF", False))
 
 
 def _flag(env: dict[str, str], name: str, default: bool) -> bool:
@@ -163,10 +200,15 @@ def _flag(env: dict[str, str], name: str, default: bool) -> bool:
     raise invalid(name, raw, "true or false (also 1/0, yes/no, on/off)")
 
 
-def _number(env: dict[str, str], name: str, default, kind, minimum: float = 1):
+Num = TypeVar("Num", int, float)
+
+
+def _number(env: dict[str, str], name: str, default: Num, minimum: float = 1) -> Num:
+    """``env[name]`` read as the type of ``default`` (an int default: a whole number)."""
     raw = env.get(name)
     if raw is None or raw.strip() == "":
         return default
+    kind = type(default)
     what = "a whole number" if kind is int else "a number"
     try:
         v = kind(raw)
@@ -180,7 +222,7 @@ def _number(env: dict[str, str], name: str, default, kind, minimum: float = 1):
 def llm_config(env: dict[str, str]) -> LLMConfig | None:
     """``ANCHOR_LLM_BASE_URL`` (any OpenAI-compatible server, key in ``ANCHOR_LLM_API_KEY`` if it
     needs one) wins over ``GROQ_API_KEY``; neither set means no LLM (the offline path)."""
-    timeout = _number(env, "ANCHOR_LLM_TIMEOUT", 30.0, float, 0.1)
+    timeout = _number(env, "ANCHOR_LLM_TIMEOUT", 30.0, 0.1)
     writer = env.get("ANCHOR_LLM_MODEL") or DEFAULT_WRITER
     judge = env.get("ANCHOR_LLM_JUDGE_MODEL") or DEFAULT_JUDGE
     url = _url(env, "ANCHOR_LLM_BASE_URL", "http://localhost:8080/v1")
@@ -191,13 +233,3 @@ def llm_config(env: dict[str, str]) -> LLMConfig | None:
         return LLMConfig("groq", GROQ_URL, env["GROQ_API_KEY"], writer, judge, timeout)
     return None
 
-
-def open_store(settings: Settings):
-    """The configured store: the workspace's SQLite file, or Elasticsearch (health-checked on open)."""
-    if settings.store == "elasticsearch":
-        from anchor_core.stores.elastic import ElasticStore
-
-        return ElasticStore.from_settings(settings)
-    from anchor_core.stores.sqlite import SQLiteStore
-
-    return SQLiteStore(settings.db_path)

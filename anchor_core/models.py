@@ -148,10 +148,46 @@ class CorpusInfo(BaseModel):
     source: str = ""
 
 
+StepKind = Literal["cites", "cited_by"]
+
+
+def unit_part_label(unit_id: str, part: str | None) -> str:
+    """``article-6(2)``: a unit id with its part, the way hits and paths name a place."""
+    return f"{unit_id}({part})" if part else unit_id
+
+
+class PathStep(BaseModel):
+    """One step of a reference path: the hop from the unit (and part) of an earlier hit to the unit
+    it led to. ``kind`` is ``cites`` when the earlier unit refers to the reached one (followed
+    forward) and ``cited_by`` when the reached unit refers to the earlier one (followed backward);
+    ``raw`` is the reference as written (``Article 6(2)``); ``depth`` is the hop it was taken in
+    (1: from a direct hit)."""
+
+    unit_id: str
+    part: str | None = None
+    to_unit: str = ""
+    to_part: str | None = None
+    kind: StepKind = "cites"
+    raw: str = ""
+    depth: int = Field(1, ge=1)
+
+    @property
+    def label(self) -> str:
+        return unit_part_label(self.unit_id, self.part)
+
+    @classmethod
+    def from_label(cls, label: str, kind: StepKind = "cites", depth: int = 1) -> PathStep:
+        """A step from an old export's string form, ``article-6(2)``: a trailing ``(...)`` is the part."""
+        unit_id, sep, rest = label.partition("(")
+        if sep and rest.endswith(")"):
+            return cls(unit_id=unit_id, part=rest[:-1] or None, kind=kind, depth=depth)
+        return cls(unit_id=label, kind=kind, depth=depth)
+
+
 class Hit(BaseModel):
-    """One retrieved chunk. ``via`` is the reference path that reached it, nearest first:
-    a chunk of ``annex-3`` reached from ``article-6`` part 2 has ``via == ["article-6(2)"]``.
-    Direct hits have an empty ``via``."""
+    """One retrieved chunk. ``via`` is the reference path that reached it, nearest first: a chunk of
+    ``annex-3`` reached from ``article-6`` part 2 has one step, ``PathStep(unit_id="article-6",
+    part="2", to_unit="annex-3", kind="cites")``. Direct hits have an empty ``via``."""
 
     chunk_id: str
     unit_id: str
@@ -168,18 +204,38 @@ class Hit(BaseModel):
     """First page of the chunk in a paged source (PDF), else None."""
     document: str = ""
     """Title or file name of the hit's document."""
-    via: list[str] = Field(default_factory=list)
-    via_kind: list[Literal["cites", "cited_by"]] = Field(default_factory=list)
-    """Per step of ``via``: ``cites`` when the previous unit refers to this one (followed
-    forward), ``cited_by`` when this one refers to the previous (followed backward)."""
+    via: list[PathStep] = Field(default_factory=list)
     bm25_rank: int | None = None
     dense_rank: int | None = None
     cited_by: list[str] = Field(default_factory=list)
     """Other hits of the same result whose references point at this chunk."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _old_string_path(cls, data: Any) -> Any:
+        """Exports written before paths were typed hold ``via: ["article-6(2)"]`` and a parallel
+        ``via_kind``; read them as steps."""
+        if not isinstance(data, dict) or not any(isinstance(v, str) for v in data.get("via") or []):
+            return data
+        via = data["via"]
+        kinds = list(data.get("via_kind") or []) + ["cites"] * len(via)
+        steps = [PathStep.from_label(v, kinds[i], depth=len(via) - i) if isinstance(v, str) else v
+                 for i, v in enumerate(via)]
+        tos = [(data.get("unit_id", ""), data.get("part"))] + [(s.unit_id, s.part) if isinstance(s, PathStep)
+                                                                 else ("", None) for s in steps]
+        for s, (to_unit, to_part) in zip(steps, tos):
+            if isinstance(s, PathStep):
+                s.to_unit, s.to_part = to_unit, to_part
+        return {k: v for k, v in data.items() if k != "via_kind"} | {"via": steps}
+
+    @property
+    def via_kind(self) -> list[StepKind]:
+        """The direction of each step of ``via``."""
+        return [s.kind for s in self.via]
+
     @property
     def label(self) -> str:
-        return f"{self.unit_id}({self.part})" if self.part else self.unit_id
+        return unit_part_label(self.unit_id, self.part)
 
     @property
     def path(self) -> str:
@@ -187,8 +243,8 @@ class Hit(BaseModel):
         provision to the cited one: ``annex-3(4) ← article-6(2)`` (Article 6(2) cites Annex III),
         ``article-43(1) → annex-7(3)`` (Article 43(1) cites Annex VII, which was a hit)."""
         out = self.label
-        for step, kind in zip(self.via, self.via_kind or ["cites"] * len(self.via)):
-            out += f" {'←' if kind == 'cites' else '→'} {step}"
+        for step in self.via:
+            out += f" {'←' if step.kind == 'cites' else '→'} {step.label}"
         return out
 
 

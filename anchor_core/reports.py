@@ -17,6 +17,7 @@ the exports (:mod:`anchor_core.exports`) render.
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
 import sqlite3
@@ -159,7 +160,8 @@ def _ask_claims(r: AskReport) -> list[ClaimView]:
 def _verify_claims(run: VerifyRun) -> list[ClaimView]:
     out = []
     for c in run.report.claims:
-        best = max((a for a in c.atoms if a.anchor is not None), key=lambda a: a.anchor.score, default=None)
+        best = max((a for a in c.atoms if a.anchor is not None), key=lambda a: a.anchor.score if a.anchor else 0.0,
+                   default=None)
         flags = sorted({f for a in c.atoms if a.anchor for f in a.anchor.flags})
         v = ClaimView(index=c.index, text=c.text, verdict=c.verdict, status=_status(c.verdict, flags), flags=flags,
                       reasons=[c.reason])
@@ -359,7 +361,7 @@ class ReportStore:
             out = [s for s in out if s.review_state == review_state]
         return out
 
-    def corpora(self) -> list[str]:
+    def corpora(self) -> builtins.list[str]:  # builtins: the method list() shadows the type here
         with self._lock:
             return [r[0] for r in self._db.execute("SELECT DISTINCT corpus FROM runs WHERE corpus != '' "
                                                    "ORDER BY corpus")]

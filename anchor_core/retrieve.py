@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, field_validator
 from anchor_core.embeddings import Embedder
 from anchor_core.errors import EmptyStore, QueryError, StoreError
 from anchor_core.fusion import rrf
-from anchor_core.models import Chunk, Filters, Hit, Retrieval
+from anchor_core.models import Chunk, Filters, Hit, PathStep, Retrieval, StepKind
 from anchor_core.stores.base import Store
 from anchor_core.text import query_terms, words
 
@@ -74,7 +74,7 @@ class RetrievalSettings(BaseModel):
                        exclude_kinds=[] if self.include_recitals else ["recital"])
 
 
-def _hit(c: Chunk, score: float, via: list[str], heading: str = "", **ranks) -> Hit:
+def _hit(c: Chunk, score: float, via: list[PathStep], heading: str = "", **ranks) -> Hit:
     return Hit(chunk_id=c.chunk_id, unit_id=c.unit_id, doc_id=c.doc_id, kind=c.kind, part=c.part,
                heading=heading or c.lead, start=c.start, end=c.end, text=c.text, score=score, via=via,
                page=c.page, **ranks)
@@ -235,15 +235,16 @@ def hop(direct: list[Hit], *, question: str, qvec: np.ndarray | None, store: Sto
         units.update(store.get_units(corpus, missing))
         unit_chunks.update(store.units_chunks(corpus, missing, filters))
 
-        # (parent, target unit, span inside it or None, direction)
-        moves: list[tuple[Hit, str, tuple[int, int] | None, str]] = []
+        # (parent, target unit, span inside it or None, direction, the reference as written)
+        moves: list[tuple[Hit, str, tuple[int, int] | None, StepKind, str]] = []
         for parent in frontier:
             for r in out_refs:
-                if r.src_unit != parent.unit_id or not (r.in_title or parent.start <= r.start < parent.end):
-                    continue
+                if r.dst_unit is None or r.src_unit != parent.unit_id or not (
+                        r.in_title or parent.start <= r.start < parent.end):
+                    continue  # an unresolved reference leads nowhere
                 part = next((p for p in units[r.dst_unit].parts if p.label == r.dst_part), None) \
                     if r.dst_part and r.dst_unit in units else None
-                moves.append((parent, r.dst_unit, (part.start, part.end) if part else None, "cites"))
+                moves.append((parent, r.dst_unit, (part.start, part.end) if part else None, "cites", r.raw))
             for r in in_refs:
                 if r.dst_unit != parent.unit_id or r.src_unit == parent.unit_id:
                     continue
@@ -251,12 +252,12 @@ def hop(direct: list[Hit], *, question: str, qvec: np.ndarray | None, store: Sto
                     part = next((p for p in units[parent.unit_id].parts if p.label == r.dst_part), None)
                     if part is not None and not (parent.start < part.end and part.start < parent.end):
                         continue  # it cites another part of this unit, not the one we hold
-                moves.append((parent, r.src_unit, None if r.in_title else (r.start, r.end), "cited_by"))
+                moves.append((parent, r.src_unit, None if r.in_title else (r.start, r.end), "cited_by", r.raw))
 
-        pool = {c.chunk_id: c for _, u, _, _ in moves for c in unit_chunks.get(u, [])}
+        pool = {c.chunk_id: c for _, u, _, _, _ in moves for c in unit_chunks.get(u, [])}
         rel = _relevance(question, qvec, list(pool.values()), store, corpus)
         next_frontier: dict[str, Hit] = {}
-        for parent, target, span, kind in moves:
+        for parent, target, span, kind, raw in moves:
             cands = [c for c in unit_chunks.get(target, []) if _overlaps(c, span)] or unit_chunks.get(target, [])
             if not cands:
                 continue
@@ -271,8 +272,9 @@ def hop(direct: list[Hit], *, question: str, qvec: np.ndarray | None, store: Sto
             score = parent.score * decay * max(rel.get(chunk.chunk_id, 0.0), 0.05)
             prev = best.get(chunk.chunk_id)
             if prev is None or score > prev.score:
-                h = _hit(chunk, score, [parent.label, *parent.via])
-                h.via_kind = [kind, *parent.via_kind]
+                step = PathStep(unit_id=parent.unit_id, part=parent.part, to_unit=chunk.unit_id, to_part=chunk.part,
+                                kind=kind, raw=raw, depth=len(parent.via) + 1)
+                h = _hit(chunk, score, [step, *parent.via])
                 best[chunk.chunk_id] = next_frontier[chunk.chunk_id] = h
         frontier = sorted(next_frontier.values(), key=lambda h: -h.score)[: settings.k]
         if not frontier:

@@ -44,7 +44,7 @@ def _records(store: Store, name: str) -> Iterator[dict[str, Any]]:
             counts["unit"] += 1
             yield {"record": "unit", "data": units[uid].model_dump(mode="json")}
         chunks = [c for uid in batch for c in chunks_of[uid]]
-        vectors = store.chunk_vectors(name, [c.chunk_id for c in chunks]) if chunks else []
+        vectors = store.chunk_vectors(name, [c.chunk_id for c in chunks]) if chunks else np.empty((0, 0))
         for c, v in zip(chunks, vectors):
             counts["chunk"] += 1
             yield {"record": "chunk", "data": c.model_dump(mode="json"),

@@ -16,10 +16,11 @@ from contextlib import contextmanager
 import streamlit as st
 from pydantic import ValidationError
 
-from anchor_core.config import Settings, open_store
+from anchor_core.config import Settings
 from anchor_core.errors import AnchorError, ConfigError
 from anchor_core.reports import ReportStore
 from anchor_core.safe import md_escape
+from anchor_core.stores import open_store
 
 log = logging.getLogger("anchor.app")
 
@@ -83,16 +84,25 @@ def warm_embedder() -> None:
 
 
 @st.cache_resource(show_spinner=False)
-def _scorer(name: str, embedder_kind: str | None):
-    from anchor_core.scorers import make_scorer
+def _scorer(name: str, embedder_kind: str | None, llm_key: str):
+    from anchor_core.scorers import SCORERS, build_scorer
 
-    if name == "learned" and embedder_kind:
-        return make_scorer("learned", embedder=_embedder(embedder_kind))
-    return make_scorer(name)
+    emb = _embedder(embedder_kind) if embedder_kind and SCORERS[name].uses_embedder else None
+    return build_scorer(name, embedder=emb, llm=llm() if SCORERS[name].needs else None)
 
 
 def scorer(name: str, *, with_embedder: bool = True):
-    return _scorer(name, settings().embedder if with_embedder else None)
+    """The scorer ``name`` from the registry, built once per server process."""
+    s = settings()
+    return _scorer(name, s.embedder if with_embedder else None, repr(s.llm))
+
+
+def scorer_choices() -> list[str]:
+    """The registry's scorers the dashboard can build: the LLM judge only when an LLM is configured
+    (no page takes a local NLI model folder)."""
+    from anchor_core.scorers import scorer_names
+
+    return scorer_names(can_give=["llm"] if settings().llm is not None else [])
 
 
 @st.cache_resource(show_spinner=False)

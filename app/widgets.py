@@ -63,7 +63,7 @@ def run_ask(question: str, *, store, corpus: str, settings) -> str | None:
     with R.guard("Asking"):
         with status:
             emb = R.embedder()
-            scorer = R.scorer(settings.scorer)
+            scorer = R.scorer(settings.scorer, with_embedder=False)  # as the CLI's ask builds it
         report = ask(question, store=store, embedder=emb, corpus=corpus, settings=settings, llm=R.llm(),
                      scorer=scorer, on_event=on_event)
         run_id = R.reports().save(report).id

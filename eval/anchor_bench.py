@@ -470,7 +470,7 @@ def _sha(path: Path) -> str | None:
 def build(scorer_name: str, use_embedder: bool, embed_cache: Path | None = None) -> tuple[Any, Any, str]:
     """The scorer and embedder, loaded and warmed, and a label for the row."""
     from anchor_core.anchoring import best_anchor
-    from anchor_core.scorers import make_scorer
+    from anchor_core.scorers import build_scorer
 
     embedder = None
     if use_embedder:
@@ -481,7 +481,7 @@ def build(scorer_name: str, use_embedder: bool, embed_cache: Path | None = None)
             from anchor_core.embed_cache import CachedEmbedder
 
             embedder = CachedEmbedder(embedder, embed_cache)
-    scorer = make_scorer(scorer_name, embedder=embedder) if scorer_name == "learned" else make_scorer(scorer_name)
+    scorer = build_scorer(scorer_name, embedder=embedder)
     # Warm: load the model, import the lazy modules, run one anchoring end to end.
     if embedder is not None:
         embedder.embed(["warm up the embedding model"])
@@ -493,7 +493,10 @@ def build(scorer_name: str, use_embedder: bool, embed_cache: Path | None = None)
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m eval.anchor_bench", description=__doc__.split("\n\n")[0])
-    p.add_argument("--scorer", choices=["learned", "lexical"], default="learned")
+    from anchor_core.scorers import DEFAULT_SCORER, scorer_names
+
+    # The scorers that need nothing the bench lacks (no LLM, no local NLI model folder).
+    p.add_argument("--scorer", choices=scorer_names(), default=DEFAULT_SCORER)
     p.add_argument("--embedder", action="store_true",
                    help="add MiniLM (dense candidates and the embedding feature); about 18 minutes on 2 cores")
     p.add_argument("--no-embedder", action="store_true", help="the default (kept for old scripts)")

@@ -264,6 +264,8 @@ class _Resolver:
                 continue
             owned = kw.lower().startswith("guidance") or first_item.startswith("(")
             suf = (self.suffix_rule if owned else self.suffix).match(text, m.end())
+            if suf is None:  # the suffix patterns are all optional groups, so this never happens
+                continue
             rule = suf.group("rule") if owned else None
             named = pre and (pre.group("p1") or pre.group("p2")) or suf.group("suf")
             if named:

@@ -72,7 +72,8 @@ def _headings(text: str, markdown: bool) -> list[tuple[int, int, str, str, str]]
 def _parts(text: str, heads: list[tuple[int, int, str, str, str]]) -> list[Part]:
     """Nested parts: each heading's section runs to the next heading of the same or a
     higher level, so a ``##`` part contains its ``###`` parts."""
-    parts, seen = [], {}
+    parts: list[Part] = []
+    seen: dict[str, int] = {}
     for i, (start, depth, label, title, _) in enumerate(heads):
         end = next((h[0] for h in heads[i + 1:] if h[1] <= depth), len(text))
         end = start + len(text[start:end].rstrip())

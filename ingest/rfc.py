@@ -105,10 +105,11 @@ def _front_matter(lines: list[str], path: Path) -> tuple[int, str, dict[str, str
     header = "\n".join(lines[:head_end])
     m = _NUMBER.search(header)
     fname = re.fullmatch(r"rfc0*(\d+)\.txt", path.name.lower())
-    if not m and not fname:
+    found = m or fname
+    if found is None:
         raise AdapterError(f"{path} is not an RFC: its header has no 'Request for Comments: N' line "
                            "and its name is not rfcNNNN.txt. Remove it from the folder.")
-    number = int(m.group(1) if m else fname.group(1))
+    number = int(found.group(1))
     fields: dict[str, str] = {}
     for ln in lines[:head_end]:
         left = re.split(r"\s{2,}", ln.strip())[0]

@@ -176,7 +176,8 @@ def test_gate_terms_and_names():
 
 
 def test_cli_ask_json_and_recheck(tmp_path, capsys, monkeypatch):
-    from anchor_core.config import Settings, open_store
+    from anchor_core.config import Settings
+    from anchor_core.stores import open_store
 
     st = open_store(Settings.from_env())
     ingest(st, HashEmbedder(), drone_corpus(), corpus="drones", adapter="test")

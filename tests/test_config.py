@@ -71,7 +71,7 @@ def test_allowed_embedders_are_the_ones_that_exist():
 def test_good_values_are_read():
     s = Settings.from_env({"ANCHOR_STORE": " Elasticsearch ", "ANCHOR_EMBEDDER": "HASH", "ANCHOR_LLM_TIMEOUT": "12.5",
                            "ANCHOR_LLM_BASE_URL": "http://localhost:8080/v1/", "ANCHOR_ES_VERIFY_CERTS": "off"})
-    assert (s.store, s.embedder, s.es_verify_certs) == ("elasticsearch", "hash", False)
+    assert (s.store, s.embedder, s.elasticsearch.verify_certs) == ("elasticsearch", "hash", False)
     assert s.llm is not None and s.llm.timeout == 12.5 and s.llm.base_url == "http://localhost:8080/v1"
 
 
@@ -87,3 +87,20 @@ def test_dashboard_shows_the_message_instead_of_a_traceback(bad_env, page):
     assert not at.exception, [e.message for e in at.exception]
     errors = [e.value for e in at.error]
     assert any(f"{name} is {value!r}; allowed: " in e for e in errors), texts(at)
+
+
+def test_reading_settings_imports_no_store_and_each_store_gets_its_own_record(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import sys, anchor_core.config as c; s = c.Settings.from_env({}); "
+            "print(sorted(m for m in sys.modules if m.startswith(('anchor_core.stores', 'anchor_core.ask'))))")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() \
+        == "[]"
+    s = Settings.from_env({"ANCHOR_HOME": str(tmp_path), "ANCHOR_ES_URL": "https://u:pw@es:9200",
+                           "ANCHOR_ES_PREFIX": "team", "ANCHOR_ES_RETRIES": "0", "GROQ_API_KEY": "gk"})
+    assert s.sqlite.path == tmp_path / "anchor.db" and s.store_location == str(tmp_path / "anchor.db")
+    e = s.elasticsearch
+    assert (e.url, e.prefix, e.retries, e.timeout) == ("https://u:pw@es:9200", "team", 0, 30.0)
+    assert e.location == "Elasticsearch at https://es:9200" and "pw" not in repr(s)
+    assert s.llm is not None and s.llm.provider == "groq" and "gk" not in repr(s.llm)

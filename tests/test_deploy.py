@@ -28,9 +28,10 @@ def test_env_example_documents_every_variable_the_code_reads():
 
 def test_env_example_values_are_valid_settings():
     s = Settings.from_env(_env_example())
-    assert (s.store, s.es_verify_certs, s.es_prefix, s.es_server_rrf) == ("sqlite", True, "anchor", False)
+    e = s.elasticsearch
+    assert (s.store, e.verify_certs, e.prefix, e.server_rrf) == ("sqlite", True, "anchor", False)
     es = Settings.from_env({**_env_example(), "ANCHOR_STORE": "elasticsearch"})
-    assert es.es_url == "http://localhost:9200" and es.es_api_key is None
+    assert es.elasticsearch.url == "http://localhost:9200" and es.elasticsearch.api_key is None
 
 
 def test_compose_runs_es9_locally_then_ingest_then_dashboard():

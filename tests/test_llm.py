@@ -173,8 +173,9 @@ def test_configuration_from_the_environment():
 
 
 def test_cli_uses_the_configured_endpoint(fake, tmp_path, capsys, monkeypatch):
-    from anchor_core.config import Settings, open_store
+    from anchor_core.config import Settings
     from anchor_core.indexing import ingest
+    from anchor_core.stores import open_store
     from tests.ask_fixtures import drone_corpus
 
     ingest(open_store(Settings.from_env()), HashEmbedder(), drone_corpus(), corpus="drones", adapter="test")

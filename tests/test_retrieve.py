@@ -5,7 +5,7 @@ from anchor_core.embeddings import HashEmbedder
 from anchor_core.errors import CorpusNotFound, EmptyStore, QueryError, StoreError
 from anchor_core.fusion import rrf
 from anchor_core.indexing import ingest
-from anchor_core.models import Document, ParsedCorpus
+from anchor_core.models import Document, Hit, ParsedCorpus
 from anchor_core.retrieve import RetrievalSettings, retrieve
 from anchor_core.stores.sqlite import SQLiteStore
 from tests.conftest import ref, unit
@@ -35,7 +35,10 @@ def test_a_hop_reaches_the_referenced_part_and_records_the_path(store):
     assert [h.chunk_id for h in with_hops.hits] != [h.chunk_id for h in without.hits]
     followed = [h for h in with_hops.hits if h.via]
     assert followed and followed[0].unit_id == "annex-1"
-    assert followed[0].via == ["article-2(2)"]
+    step = followed[0].via[0]
+    assert [v.label for v in followed[0].via] == ["article-2(2)"]
+    assert (step.unit_id, step.part, step.to_unit, step.kind, step.depth) == ("article-2", "2", "annex-1", "cites", 1)
+    assert step.raw  # the reference as written in Article 2(2)
     assert followed[0].path == f"annex-1({followed[0].part}) ← article-2(2)"
     assert followed[0].score < with_hops.hits[0].score  # decayed
 
@@ -60,7 +63,8 @@ def test_reserved_slots_keep_followed_chunks_in_the_output(tmp_path):
                  settings=RetrievalSettings(k=8, hops=1, mode="bm25"))
     assert any(h.unit_id == "article-9" for h in r.hits)
     followed = [h for h in r.hits if h.unit_id == "annex-2"]
-    assert followed and followed[0].via == ["article-9"] and followed[0].rank == 8
+    assert followed and [v.label for v in followed[0].via] == ["article-9"] and followed[0].rank == 8
+    assert followed[0].via[0].raw == "Annex II"
     assert len(r.hits) == 8
     assert [h.rank for h in r.hits] == list(range(1, 9))
 
@@ -79,7 +83,19 @@ def test_two_hops_follow_a_chain(tmp_path):
                    settings=RetrievalSettings(k=3, hops=2, hop_slots=2, mode="bm25", candidates=1))
     assert [h.unit_id for h in one.hits] == ["article-2"]
     paths = {h.unit_id: h.via for h in two.hits}
-    assert paths["annex-1"] == ["article-2", "article-1"]
+    assert [(v.unit_id, v.to_unit, v.depth) for v in paths["annex-1"]] == [("article-2", "annex-1", 2),
+                                                                          ("article-1", "article-2", 1)]
+
+
+def test_paths_of_old_exports_still_load():
+    old = {"chunk_id": "c", "unit_id": "annex-3", "doc_id": "d", "kind": "annex", "part": "4", "start": 0, "end": 1,
+           "text": "x", "score": 0.5, "via": ["article-6(2)", "article-1"], "via_kind": ["cites", "cited_by"]}
+    h = Hit.model_validate(old)
+    assert [(v.unit_id, v.part, v.kind, v.to_unit, v.to_part, v.depth) for v in h.via] == [
+        ("article-6", "2", "cites", "annex-3", "4", 2), ("article-1", None, "cited_by", "article-6", "2", 1)]
+    assert h.path == "annex-3(4) ← article-6(2) → article-1" and h.via_kind == ["cites", "cited_by"]
+    again = Hit.model_validate_json(h.model_dump_json())
+    assert again == h
 
 
 def test_recitals_are_excluded_unless_asked(tmp_path):

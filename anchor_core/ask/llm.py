@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Protocol
+from typing import Any, Protocol, cast
 
 import httpx
 
@@ -117,9 +117,12 @@ class GroqChatClient:
     def complete(self, messages: list[dict], *, model: str, temperature: float = 0.0,
                  max_tokens: int = 800, json_mode: bool = False) -> str:
         g = self._groq
-        kw = {"response_format": {"type": "json_object"}} if json_mode else {}
+        kw: dict[str, Any] = {"response_format": {"type": "json_object"}} if json_mode else {}
+        # The groq stubs type each message as one of their per-role TypedDicts; ours are plain
+        # {"role", "content"} dicts of that shape.
+        wire = cast("list[Any]", messages)
         try:
-            r = self._client.chat.completions.create(model=model, messages=messages, temperature=temperature,
+            r = self._client.chat.completions.create(model=model, messages=wire, temperature=temperature,
                                                      max_tokens=max_tokens, **kw)
         except g.AuthenticationError:
             raise LLMAuthError("Groq rejected the API key (HTTP 401); check GROQ_API_KEY") from None

@@ -18,22 +18,22 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from anchor_core.anchoring import Anchor, InputError, best_anchor, decompose
 from anchor_core.ask import gate as gate_mod
 from anchor_core.ask.llm import ChatClient, LLMAuthError, LLMConfig, LLMError, make_client
 from anchor_core.ask.report import REFUSAL_TEXT, AskReport, CheckedClaim, ClaimAnchor, GateDecision, Source, TraceEvent
 from anchor_core.ask.writers import Draft, DraftClaim, ExtractiveWriter, LLMWriter, llm_decompose, llm_judge
-from anchor_core.embeddings import Embedder
+from anchor_core.embeddings import Embedder, Progress
 from anchor_core.errors import QueryError
 from anchor_core.models import CorpusInfo, Hit, Unit
 from anchor_core.retrieve import RetrievalSettings, retrieve
-from anchor_core.scorers import Scorer, make_scorer
+from anchor_core.scorers import DEFAULT_SCORER, SCORERS, Scorer, build_scorer
 from anchor_core.stores.base import Store
 from anchor_core.text import STOP_WORDS, count, words
 
@@ -43,7 +43,8 @@ class AskSettings(BaseModel):
     hops: int = Field(1, ge=0, le=3)
     include_recitals: bool = False
     groups: list[str] | None = None
-    scorer: str = "learned"
+    scorer: str = DEFAULT_SCORER
+    """A name in :data:`anchor_core.scorers.SCORERS`; built without an embedder (as in the CLI and the bench)."""
     writer: str = Field("auto", pattern="^(auto|extractive|llm)$")
     """``auto``: the LLM writer when an LLM is configured, else the extractive writer."""
     gate: bool = True
@@ -52,6 +53,13 @@ class AskSettings(BaseModel):
     """Let verification change the outcome: refuse when no claim of the draft is supported. Claims are
     anchored and marked either way; ``False`` is the ablation's configurations without verification."""
     rewrite: bool = True
+
+    @field_validator("scorer")
+    @classmethod
+    def _known_scorer(cls, v: str) -> str:
+        if v not in SCORERS:
+            raise ValueError(f"scorer must be one of {', '.join(SCORERS)}. Currently, the scorer is {v!r}")
+        return v
 
     def retrieval(self) -> RetrievalSettings:
         return RetrievalSettings(k=self.k, hops=self.hops, include_recitals=self.include_recitals, groups=self.groups)
@@ -91,10 +99,13 @@ def _language_problem(question: str) -> str | None:
 _SCORERS: dict[str, Scorer] = {}
 
 
-def _scorer(name: str) -> Scorer:
-    """Scorers by name, built once per process (the learned scorer reads its coefficients file)."""
+def _scorer(name: str, llm: LLM | None) -> Scorer:
+    """Scorers by name, built once per process (the learned scorer reads its coefficients file); one that
+    needs the LLM is built for this run's LLM."""
+    if SCORERS[name].needs:
+        return build_scorer(name, llm=llm)
     if name not in _SCORERS:
-        _SCORERS[name] = make_scorer(name)
+        _SCORERS[name] = build_scorer(name)
     return _SCORERS[name]
 
 
@@ -106,12 +117,12 @@ class _Memo:
         self.inner, self.model_id, self.dim = inner, inner.model_id, inner.dim
         self.seen: dict[str, np.ndarray] = {}
 
-    def embed(self, texts: list[str], **kw) -> np.ndarray:
+    def embed(self, texts: Sequence[str], *, progress: Progress | None = None) -> np.ndarray:
         if len(texts) != 1:
-            return self.inner.embed(texts, **kw)
+            return self.inner.embed(texts, progress=progress)
         v = self.seen.get(texts[0])
         if v is None:
-            v = self.seen[texts[0]] = self.inner.embed(texts, **kw)[0]
+            v = self.seen[texts[0]] = self.inner.embed(texts, progress=progress)[0]
         return v[None, :]
 
 
@@ -145,9 +156,7 @@ def _sources(hits: list[Hit], units: dict[str, Unit], relevance: dict[str, float
     for n, h in enumerate(hits, start=1):
         followed = None
         if h.via:
-            step = h.via[0]
-            m = re.match(r"^(.*?)(?:\((.+)\))?$", step)
-            uid, part = (m.group(1), m.group(2)) if m else (step, None)
+            uid, part = h.via[0].unit_id, h.via[0].part
             followed = labels.get((uid, part)) or unit_label(units.get(uid), uid, part)
         u = units.get(h.unit_id)
         out.append(Source(n=n, chunk_id=h.chunk_id, unit_id=h.unit_id, part=h.part, label=labels[(h.unit_id, h.part)],
@@ -178,7 +187,7 @@ def _retrieve(question: str, run: _Run, *, store, embedder, info: CorpusInfo, se
     direct = [h for h in result.hits if not h.via]
     followed = [h for h in result.hits if h.via]
     units = store.get_units(corpus, sorted({h.unit_id for h in result.hits} |
-                                           {re.sub(r"\(.*\)$", "", v) for h in result.hits for v in h.via}))
+                                           {v.unit_id for h in result.hits for v in h.via}))
     rel, qvec, vecs = _relevance(question, result.hits, store=store, info=info, embedder=embedder)
     best = max(rel.values(), default=0.0)
     run.emit("retrieve", f"{label}retrieved {len(direct)} chunks ({mode}), best score {best:.2f}", t0=t,
@@ -259,7 +268,7 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
         raise QueryError("the question is empty; type what you want to know")
     question = " ".join(question.split())
     info = store.corpus(corpus)  # CorpusNotFound names the corpora that exist
-    scorer = scorer or _scorer(s.scorer)
+    scorer = scorer or _scorer(s.scorer, llm)
     embedder = _Memo(embedder) if embedder is not None else None
     models = {"embedder": embedder.model_id if embedder else "none (BM25 only)", "scorer": scorer.name,
               "judge": llm.judge_model if llm else "offline", "writer": "", "decomposer": ""}
@@ -326,11 +335,10 @@ def _write(question: str, sources: list[Source], run: _Run, *, settings: AskSett
     t = time.perf_counter()
     terms = list(weights)
     weights = {t: (w or 1.0) for t, w in weights.items()}
-    use_llm = llm is not None and settings.writer in ("auto", "llm")
     if settings.writer == "llm" and llm is None:
         run.notes.append("the LLM writer was asked for but no LLM is configured (set GROQ_API_KEY or "
                          "ANCHOR_LLM_BASE_URL); the extractive writer wrote the answer")
-    if use_llm:
+    if llm is not None and settings.writer in ("auto", "llm"):
         try:
             draft = LLMWriter(llm.client, llm.writer_model).write(question, sources, terms, weights)
             run.notes += draft.notes

@@ -24,7 +24,7 @@ class Store(Protocol):
 
     def replace_documents(self, info: CorpusInfo, documents: list[Document], units: list[Unit],
                           chunks: list[Chunk], vectors: np.ndarray, references: list[Reference],
-                          remove: list[str] = ()) -> None:
+                          remove: Sequence[str] = ()) -> None:
         """Atomically, inside corpus ``info.name`` (created if absent): drop the documents whose
         ids are in ``remove`` or among ``documents`` (with their units, chunks and vectors), insert
         the given documents, units, chunks and vectors, replace the corpus's whole reference list

@@ -19,17 +19,15 @@ import logging
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from anchor_core.config import ElasticSettings, redact_url
 from anchor_core.errors import ConfigError, CorpusNotFound, StoreError
 from anchor_core.models import Chunk, CorpusInfo, Document, Filters, Reference, Unit
 from anchor_core.stores import elastic_bodies as B
 from anchor_core.stores.base import check_content
-
-if TYPE_CHECKING:
-    from anchor_core.config import Settings
 
 log = logging.getLogger(__name__)
 
@@ -37,38 +35,35 @@ PAGE = 1000
 RRF_LICENCES = ("enterprise", "trial")
 """Licence types whose clusters run the ``rrf`` retriever (Elastic subscriptions page)."""
 
-
-def redact_url(url: str) -> str:
-    """``https://user:secret@host:9200`` → ``https://host:9200``: URLs are shown, credentials never."""
-    return re.sub(r"//[^/@]*@", "//", url)
+__all__ = ["ElasticStore", "make_client", "redact_url"]
 
 
-def make_client(settings: Settings, node_class: Any = None):
+def make_client(settings: ElasticSettings, node_class: Any = None):
     """An ``Elasticsearch`` client from the settings (TLS verification on unless turned off)."""
     try:
         from elasticsearch import Elasticsearch
     except ImportError as err:  # the optional `elasticsearch` extra
         raise ConfigError("ANCHOR_STORE=elasticsearch needs the client: install the elasticsearch extra "
                           "(pip install -e '.[elasticsearch]', or pip install 'elasticsearch>=9,<10')") from err
-    if not settings.es_url:
+    if not settings.url:
         raise ConfigError("ANCHOR_STORE=elasticsearch needs ANCHOR_ES_URL, e.g. http://localhost:9200 "
                           "(`docker compose up -d elasticsearch` starts one)")
-    kw: dict[str, Any] = {"request_timeout": settings.es_timeout, "max_retries": settings.es_retries,
+    kw: dict[str, Any] = {"request_timeout": settings.timeout, "max_retries": settings.retries,
                           "retry_on_timeout": True}
-    if settings.es_api_key:
-        kw["api_key"] = settings.es_api_key
-    elif settings.es_username:
-        kw["basic_auth"] = (settings.es_username, settings.es_password or "")
-    if settings.es_url.startswith("https"):
-        kw["verify_certs"] = settings.es_verify_certs
-        if settings.es_ca_certs:
-            kw["ca_certs"] = str(settings.es_ca_certs)
-        if not settings.es_verify_certs:
+    if settings.api_key:
+        kw["api_key"] = settings.api_key
+    elif settings.username:
+        kw["basic_auth"] = (settings.username, settings.password or "")
+    if settings.url.startswith("https"):
+        kw["verify_certs"] = settings.verify_certs
+        if settings.ca_certs:
+            kw["ca_certs"] = str(settings.ca_certs)
+        if not settings.verify_certs:
             log.warning("TLS certificate verification is OFF for %s (ANCHOR_ES_VERIFY_CERTS=false)",
-                        redact_url(settings.es_url))
+                        redact_url(settings.url))
     if node_class is not None:
         kw["node_class"] = node_class
-    return Elasticsearch(settings.es_url, **kw)
+    return Elasticsearch(settings.url, **kw)
 
 
 class ElasticStore:
@@ -93,11 +88,10 @@ class ElasticStore:
         self.version = self.health_check()
 
     @classmethod
-    def from_settings(cls, settings: Settings, node_class: Any = None) -> ElasticStore:
-        return cls(make_client(settings, node_class), url=settings.es_url or "", prefix=settings.es_prefix,
-                   shards=settings.es_shards, replicas=settings.es_replicas,
-                   num_candidates=settings.es_num_candidates, english=settings.es_english,
-                   server_rrf=settings.es_server_rrf)
+    def from_settings(cls, settings: ElasticSettings, node_class: Any = None) -> ElasticStore:
+        return cls(make_client(settings, node_class), url=settings.url or "", prefix=settings.prefix,
+                   shards=settings.shards, replicas=settings.replicas, num_candidates=settings.num_candidates,
+                   english=settings.english, server_rrf=settings.server_rrf)
 
     # -- errors ---------------------------------------------------------------------------
 
@@ -523,7 +517,8 @@ class ElasticStore:
 
     def record_ids(self, corpus: str) -> tuple[list[str], list[str]]:
         """All unit ids and chunk ids of a corpus, in load order (for export)."""
-        units, chunks = [], []
+        units: list[str] = []
+        chunks: list[str] = []
         body = {"_source": ["type", "unit_id", "chunk_id"],
                 "query": {"bool": {"filter": [{"term": {"corpus": corpus}}, {"terms": {"type": ["unit", "chunk"]}}]}}}
         for h in self._scan(corpus, body):

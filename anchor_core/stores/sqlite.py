@@ -17,13 +17,14 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from anchor_core.config import SQLiteSettings
 from anchor_core.errors import CorpusNotFound, StoreError
 from anchor_core.models import Chunk, CorpusInfo, Document, Filters, Reference, Unit
 from anchor_core.stores.base import check_content
@@ -75,6 +76,10 @@ def _fts_term(term: str) -> str:
 
 class SQLiteStore:
     """The embedded default store. Thread-safe for the dashboard's threads."""
+
+    @classmethod
+    def from_settings(cls, settings: SQLiteSettings) -> SQLiteStore:
+        return cls(settings.path)
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -186,7 +191,7 @@ class SQLiteStore:
 
     def replace_documents(self, info: CorpusInfo, documents: list[Document], units: list[Unit],
                           chunks: list[Chunk], vectors: np.ndarray, references: list[Reference],
-                          remove: list[str] = ()) -> None:
+                          remove: Sequence[str] = ()) -> None:
         check_content(chunks, vectors, documents, units)
         vecs = np.asarray(vectors, dtype=np.float32)
         name = info.name

@@ -8,6 +8,7 @@ import widgets as W
 
 from anchor_core import workspace
 from anchor_core.safe import md_escape
+from anchor_core.scorers import scorer_help
 
 st.title("Ask")
 st.caption("Answers are written only from retrieved provisions; every claim is anchored to an exact quote.")
@@ -35,8 +36,8 @@ with st.sidebar:
     hops = st.slider("Reference hops", 0, 3, 1, key="ask_hops",
                      help="Follow explicit cross-references (“Article 6(2)” → “Annex III”) this many steps.")
     recitals = st.toggle("Include recitals", False, key="ask_recitals", help="Recitals are not binding.")
-    scorer_name = st.selectbox("Support scorer", ["learned", "lexical"], key="ask_scorer",
-                               help="learned: calibrated lexical-semantic support score; lexical: word coverage.")
+    scorers = R.scorer_choices()
+    scorer_name = st.selectbox("Support scorer", scorers, key="ask_scorer", help=scorer_help(scorers))
     has_llm = R.safe(R.llm, what="Reading the LLM configuration") is not None
     writer = st.selectbox("Writer", ["auto", "extractive", "llm"], key="ask_writer",
                           help="extractive: quotes the best source sentences, offline. llm: needs GROQ_API_KEY or "

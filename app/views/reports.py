@@ -31,9 +31,9 @@ with st.expander("Import an exported report (.json, .md, .html or .pdf)"):
     up = st.file_uploader("Exported report", type=["json", "md", "html", "pdf"], key="rep_import")
     if up is not None and st.button("Import", key="rep_import_btn"):
         with R.guard("Importing"):
-            run = rs.import_run(exports.read_export(up.getvalue(), name=up.name))
-            st.session_state["open_run"] = run.id
-            st.success(f"Imported run {md_code(run.id)} with {len(run.reviews)} reviewer marks.",
+            imported = rs.import_run(exports.read_export(up.getvalue(), name=up.name))
+            st.session_state["open_run"] = imported.id
+            st.success(f"Imported run {md_code(imported.id)} with {len(imported.reviews)} reviewer marks.",
                        icon=":material/check:")
 
 summaries = R.safe(rs.list, kind=None if kind == "all" else kind, corpus=None if corpus == "all" else corpus,
@@ -90,7 +90,7 @@ if wanted in ids:
     st.session_state["rep_open"] = wanted
 elif st.session_state.get("rep_open") not in ids:
     st.session_state["rep_open"] = ids[0]
-run_id = st.selectbox("Open run", ids, format_func=titles.get, key="rep_open")
+run_id = st.selectbox("Open run", ids, format_func=lambda i: titles[i], key="rep_open")
 
 run: SavedRun | None = R.safe(rs.get, run_id, what="Opening the run")
 if run is None:
@@ -100,7 +100,7 @@ store = R.safe(R.store, what="Opening the store")
 
 if run.kind == "ask":
     W.show_ask_run(run, store, key="review")
-else:
+elif run.verify is not None:
     rep = run.verify.report
     st.subheader("Verification: " + md_escape(run.title, inline=True))
     st.caption(f"scorer {md_code(rep.scorer)} (threshold {rep.threshold:.2f}) · embedder "
@@ -108,13 +108,14 @@ else:
     W.metrics(run)
     with st.container(border=True):
         st.markdown(md_escape(run.answer))
-    if run.claims:
+    shown = run.claims
+    if shown:
         c1, c2 = st.columns([5, 6], gap="large")
         with c1:
-            pick = st.radio("Claims — select one to see its evidence", range(len(run.claims)),
-                            format_func=lambda i: W.claim_label(run.claims[i]), key=f"review_vclaim_{run.id}")
+            pick = st.radio("Claims — select one to see its evidence", list(range(len(shown))),
+                            format_func=lambda i: W.claim_label(shown[i]), key=f"review_vclaim_{run.id}")
         with c2:
-            W.claim_evidence(run, run.claims[pick], sources=run.verify.sources)
+            W.claim_evidence(run, shown[pick or 0], sources=run.verify.sources)
 
 claims = run.claims
 if claims:

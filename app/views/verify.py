@@ -8,6 +8,7 @@ import widgets as W
 
 from anchor_core import workspace
 from anchor_core.safe import md_code, md_escape
+from anchor_core.scorers import scorer_help
 
 st.title("Verify an answer")
 st.caption('Cite with `<cite id="src">claim</cite>` or a marker after the sentence, `Claim.<cite id="src"/>`; '
@@ -40,7 +41,8 @@ with right:
 
 with st.sidebar:
     st.subheader("Verify settings")
-    scorer_name = st.selectbox("Support scorer", ["learned", "lexical"], key="verify_scorer")
+    scorers = R.scorer_choices()
+    scorer_name = st.selectbox("Support scorer", scorers, key="verify_scorer", help=scorer_help(scorers))
     semantic = st.toggle("Semantic similarity", True, key="verify_semantic",
                          help="Use the embedding model for dense search and the similarity feature "
                               "(loads the model once).")

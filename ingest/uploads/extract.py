@@ -76,9 +76,9 @@ def extract_pdf(data: bytes) -> Extracted:
         reader = PdfReader(io.BytesIO(data), strict=False)
         if reader.is_encrypted:
             try:
-                opened = reader.decrypt("")
+                opened = bool(reader.decrypt(""))  # PasswordType.NOT_DECRYPTED is 0
             except DependencyError:
-                opened = 0
+                opened = False
             if not opened:
                 raise UploadError("the PDF is encrypted (password protected); remove the password, e.g. print it "
                                   "to a new PDF, and upload it again")

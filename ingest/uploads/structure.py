@@ -329,9 +329,9 @@ def split(ex: Extracted, doc_id: str, title: str) -> Structure:
                           text=body, parts=unit_parts, meta=meta))
     kinds = {h.ns for h in heads}
     desc = []
-    body = sum(h.ns == "body" for h in heads)
-    if body:
-        desc.append(f"{body} numbered clause{'s' if body > 1 else ''}")
+    clauses = sum(h.ns == "body" for h in heads)
+    if clauses:
+        desc.append(f"{clauses} numbered clause{'s' if clauses > 1 else ''}")
     for ns in SERIES:
         k = sum(h.ns == ns for h in heads)
         if k:
@@ -397,7 +397,8 @@ def size_sections(text: str, limit: int = SECTION) -> list[tuple[int, int]]:
     >>> size_sections("One.\\n\\nTwo.", limit=6)
     [(0, 4), (6, 10)]
     """
-    spans, a, n = [], 0, len(text)
+    spans: list[tuple[int, int]] = []
+    a, n = 0, len(text)
     while True:
         while a < n and text[a].isspace():
             a += 1
@@ -463,7 +464,8 @@ def chunks_of(unit: Unit, structured: bool, doc_title: str) -> list[Chunk]:
     out = []
     for c in chunks:
         upd: dict = {"lead": lead}
-        if paged:
-            upd["page"], upd["page_end"] = pages_of(unit, c.start, c.end)
+        pages = pages_of(unit, c.start, c.end) if paged else None
+        if pages is not None:
+            upd["page"], upd["page_end"] = pages
         out.append(c.model_copy(update=upd))
     return out

@@ -50,8 +50,7 @@ def live_settings():
     if not LIVE_URL:
         pytest.skip("set ANCHOR_ES_URL to run the live Elasticsearch tests")
     prefix = f"anchortest{uuid.uuid4().hex[:8]}"
-    settings = dataclasses.replace(Settings.from_env(), store="elasticsearch", es_url=LIVE_URL, es_prefix=prefix,
-                                   es_replicas=0)
+    settings = dataclasses.replace(Settings.from_env().elasticsearch, url=LIVE_URL, prefix=prefix, replicas=0)
     yield settings
     store = ElasticStore.from_settings(settings)
     found = store.client.indices.get_alias(index=f"{prefix}-*", allow_no_indices=True, expand_wildcards="all")
@@ -137,7 +136,8 @@ def test_settings_hide_secrets_and_redact_urls():
                            "ANCHOR_ES_API_KEY": "k3y", "ANCHOR_ES_PASSWORD": "pw456"})
     assert not any(x in repr(s) for x in ("k3y", "pw123", "pw456"))
     assert s.store_location == "Elasticsearch at https://es.example:9200"
-    assert s.es_verify_certs is True
+    assert s.elasticsearch.verify_certs is True
+    assert not any(x in repr(s.elasticsearch) for x in ("k3y", "pw123", "pw456"))
 
 
 def test_settings_reject_bad_values():
@@ -149,7 +149,7 @@ def test_settings_reject_bad_values():
         Settings.from_env({"ANCHOR_ES_VERIFY_CERTS": "maybe"})
     with pytest.raises(ConfigError, match="ANCHOR_ES_TIMEOUT is 'soon'; allowed: a number"):
         Settings.from_env({"ANCHOR_ES_TIMEOUT": "soon"})
-    from anchor_core.config import open_store
+    from anchor_core.stores import open_store
 
     with pytest.raises(ConfigError, match="needs ANCHOR_ES_URL"):
         open_store(Settings.from_env({"ANCHOR_STORE": "elasticsearch"}))
@@ -160,7 +160,7 @@ def test_client_options_from_settings():
 
     s = Settings.from_env({"ANCHOR_STORE": "elasticsearch", "ANCHOR_ES_URL": "http://fake-es:9200",
                            "ANCHOR_ES_TIMEOUT": "7", "ANCHOR_ES_RETRIES": "5", "ANCHOR_ES_API_KEY": "abc"})
-    client = make_client(s, node_class=FakeCluster().node_class())
+    client = make_client(s.elasticsearch, node_class=FakeCluster().node_class())
     assert client._max_retries == 5 and client._retry_on_timeout is True
     assert client._headers["authorization"] == "ApiKey abc"
     assert client._request_timeout == 7.0
