@@ -81,7 +81,9 @@ def export(report: Report, fmt: str) -> bytes:
         raise ExportError(f"unknown export format {fmt!r}; choose one of: {', '.join(FORMATS)}")
     if fmt == "pdf":
         return to_pdf(report)
-    return {"json": to_json, "markdown": to_markdown, "html": to_html}[fmt](report).encode()
+    if fmt == "markdown":
+        return to_markdown(report).encode()
+    return (to_json(report) if fmt == "json" else to_html(report)).encode()
 
 
 # -- the facts every format shows -------------------------------------------------------------
