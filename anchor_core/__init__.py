@@ -14,7 +14,8 @@ _EXPORTS = {
     "Anchor": "anchor_core.anchoring",
     "decompose": "anchor_core.anchoring",
     "verify_answer": "anchor_core.verify",
-    "Report": "anchor_core.verify",
+    "Report": "anchor_core.report",
+    "check": "anchor_core.check",
     "retrieve": "anchor_core.retrieve",
     "RetrievalSettings": "anchor_core.retrieve",
 }

@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -239,9 +240,9 @@ def _output_path(raw: str | None) -> Path | None:
     return path
 
 
-def _write(path: Path, text: str) -> None:
+def _write(path: Path, data: str | bytes) -> None:
     try:
-        path.write_text(text, encoding="utf-8")
+        path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
     except OSError as err:
         raise AnchorError(f"cannot write {path}: {err.strerror}; choose another --output") from None
 
@@ -284,6 +285,7 @@ def load_sources(path: Path) -> dict[str, str]:
 
 
 def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
+    from anchor_core import render
     from anchor_core.scorers import build_scorer
     from anchor_core.verify import verify_answer
 
@@ -299,13 +301,27 @@ def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
     llm = _llm(settings) if "llm" in SCORERS[args.scorer].needs else None
     scorer = build_scorer(args.scorer, embedder=embedder, llm=llm, model_dir=args.model_dir)
     report = verify_answer(answer, sources, scorer=scorer, embedder=embedder)
-    out = {"markdown": report.to_markdown, "json": report.to_json, "html": report.to_html}[args.format]()
+    report = _saved(report, args, settings)
     if output:
-        _write(output, out)
+        _write(output, render.export(report, args.format))
         print(f"verified {report.verified_fraction:.0%} of {len(report.claims)} claims -> {output}")
+    elif args.format == "pdf":
+        raise AnchorError("--format pdf needs --output FILE.pdf")
     else:
-        print(out)
+        print(render.export(report, args.format).decode())
     return 0 if report.claims and report.verified_fraction >= args.fail_under else 1
+
+
+def _saved(report, args: argparse.Namespace, settings: Settings):
+    """The run saved in the workspace's reports database (listed by `anchor reports` and the dashboard's
+    Reports page), unless ``--no-save``; the line saying so goes to stderr, beside the output."""
+    if args.no_save:
+        return report
+    from anchor_core.reports import ReportStore
+
+    report = ReportStore.in_home(settings.home).save(report)
+    print(f"saved as run {report.id} (anchor reports show {report.id})", file=sys.stderr)
+    return report
 
 
 def _llm(settings: Settings, no_llm: bool = False):
@@ -317,6 +333,7 @@ def _llm(settings: Settings, no_llm: bool = False):
 
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    from anchor_core import render
     from anchor_core.ask import AskSettings, ask
 
     s = AskSettings(k=args.k, hops=args.hops, include_recitals=args.recitals, groups=args.group, scorer=args.scorer,
@@ -326,31 +343,82 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     store.corpus(args.corpus)  # fail on an unknown corpus before loading a model
     report = ask(args.question, store=store, embedder=_embedder(settings), corpus=args.corpus, settings=s,
                  llm=_llm(settings, args.no_llm))
+    report = _saved(report, args, settings)
     if output:
-        _save_report(report, output)
-    print(report.to_json() if args.json else report.to_text())
+        _write(output, render.export(report, render.format_for(output)))
+    print(render.to_json(report) if args.json else render.to_text(report))
     return 1 if report.refused and args.fail_on_refusal else 0
 
 
-def _save_report(report, path: Path) -> None:
-    text = {".md": report.to_markdown, ".html": report.to_html}.get(path.suffix.lower(), report.to_json)()
-    _write(path, text)
+def _read_report(raw: str):
+    """A report from any export of any run (JSON, Markdown, HTML, PDF; the CLI's or the dashboard's)."""
+    from anchor_core import render
+
+    path = Path(raw).expanduser()
+    if not path.exists():
+        raise AnchorError(f"no report at {path}; save one with `anchor ask ... --output report.json` or "
+                          "`anchor reports export RUN FILE`")
+    _regular_or_folder(path)
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise AnchorError(f"cannot read the report {path}: {err.strerror}") from None
+    try:
+        return render.read_export(data, name=str(path))
+    except render.ExportError as err:
+        raise AnchorError(f"{err}; give an export of an ask or verify run (.json, .md, .html or .pdf)") from None
 
 
 def cmd_recheck(args: argparse.Namespace, settings: Settings) -> int:
-    from anchor_core.ask import AskReport, recheck
+    from anchor_core.recheck import recheck
 
-    path = Path(args.report)
-    try:
-        report = AskReport.model_validate_json(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise AnchorError(f"no report at {path}; save one with `anchor ask ... --output report.json`") from None
-    except (ValidationError, UnicodeDecodeError) as e:
-        raise AnchorError(f"{path} is not an ask report saved as JSON (`anchor ask --output X.json`): "
-                          f"{str(e).splitlines()[0]}") from None
-    result = recheck(report, open_store(settings))
+    report = _read_report(args.report)
+    if report.kind == "ask":
+        result = recheck(report, open_store(settings))
+    else:
+        result = recheck(report, sources=load_sources(Path(args.sources)) if args.sources else None)
     print(result.model_dump_json(indent=2) if args.json else result.to_text())
     return 0 if result.intact else 1
+
+
+def cmd_reports(args: argparse.Namespace, settings: Settings) -> int:
+    """``anchor reports list|show|mark|export|import``: the review trail without the browser."""
+    from anchor_core import render
+    from anchor_core.reports import VERDICTS, ReportStore
+
+    rs = ReportStore.in_home(settings.home)
+    if args.action == "list":
+        rows = rs.list(kind=args.kind, corpus=args.corpus, text=args.text or "", review_state=args.state,
+                       limit=args.limit)
+        if not rows:
+            print(f"no saved runs{' match' if rs.count() else ''} in {rs.path}")
+        for r in rows:
+            result = "refused" if r.refused else f"{r.verified_fraction:.0%}"
+            print(f"{r.id:<12} {r.created_at[:16].replace('T', ' ')}  {r.kind:<6} {r.corpus or '-':<10} "
+                  f"{result:>7} {r.claims:>3} claims  {r.review_state:<17} {r.title}")
+        return 0
+    report = rs.get(args.run)
+    if args.action == "show":
+        print(render.to_json(report) if args.json else render.to_markdown(report, record=False))
+        return 0
+    if args.action == "mark":
+        reviewer = args.reviewer or os.environ.get("ANCHOR_REVIEWER", "")
+        mark = rs.review(report.id, args.claim, args.verdict, reviewer=reviewer, comment=args.comment or "")
+        print(f"claim {mark.claim} of run {report.id} marked {VERDICTS[mark.verdict]} by {mark.reviewer} at {mark.at}")
+        return 0
+    path = _output_path(args.file) or Path(args.file)
+    fmt = args.format or render.format_for(path)
+    _write(path, render.export(report, fmt))
+    print(f"exported run {report.id} as {fmt} -> {path}")
+    return 0
+
+
+def cmd_reports_import(args: argparse.Namespace, settings: Settings) -> int:
+    from anchor_core.reports import ReportStore
+
+    run = ReportStore.in_home(settings.home).import_run(_read_report(args.file))
+    print(f"imported run {run.id} ({run.kind}, {len(run.claims)} claims, {len(run.reviews)} reviewer marks)")
+    return 0
 
 
 def cmd_assess(args: argparse.Namespace, settings: Settings) -> int:
@@ -401,8 +469,9 @@ def build_parser() -> argparse.ArgumentParser:
     ver = sub.add_parser("verify", help="verify an answer with <cite id=...> tags against its sources")
     ver.add_argument("-a", "--answer", required=True, help="answer text file")
     ver.add_argument("-s", "--sources", required=True, help="folder of .txt/.md sources or a JSON {id: text}")
-    ver.add_argument("--format", choices=["markdown", "json", "html"], default="markdown")
+    ver.add_argument("--format", choices=["markdown", "json", "html", "pdf"], default="markdown")
     ver.add_argument("--output", help="write the report here instead of printing it")
+    ver.add_argument("--no-save", action="store_true", help="do not save the run in the reports database")
     ver.add_argument("--fail-under", type=float, default=1.0,
                      help="exit 1 when the verified fraction is below this (default 1.0: every claim)")
     verify_scorers = scorer_names(can_give=["model_dir", "llm"])
@@ -421,14 +490,48 @@ def build_parser() -> argparse.ArgumentParser:
                      help="auto: the LLM when GROQ_API_KEY or ANCHOR_LLM_BASE_URL is set, else extractive")
     ask.add_argument("--no-llm", action="store_true", help="stay offline even when an LLM is configured")
     ask.add_argument("--json", action="store_true", help="print the full report as JSON")
-    ask.add_argument("--output", help="also save the report (.json, .md or .html by extension)")
+    ask.add_argument("--output", help="also write the report (.json, .md, .html or .pdf by extension)")
+    ask.add_argument("--no-save", action="store_true", help="do not save the run in the reports database")
     ask.add_argument("--fail-on-refusal", action="store_true", help="exit 1 when it refuses")
     ask.set_defaults(func=cmd_ask)
 
-    rc = sub.add_parser("recheck", help="re-verify a saved ask report's quotes against the current corpus")
-    rc.add_argument("report", help="a report saved with `anchor ask ... --output report.json`")
+    rc = sub.add_parser("recheck", help="re-verify a saved report's quotes: an ask run against the current "
+                        "corpus, a verify run against its sources")
+    rc.add_argument("report", help="any export of a run: .json, .md, .html or .pdf (CLI or dashboard)")
+    rc.add_argument("-s", "--sources", help="verify runs: new versions of the sources (folder or JSON {id: text}); "
+                    "default the texts saved with the run")
     rc.add_argument("--json", action="store_true")
     rc.set_defaults(func=cmd_recheck)
+
+    rep = sub.add_parser("reports", help="saved runs and reviewer marks (the dashboard's Reports page)")
+    rsub = rep.add_subparsers(dest="action", required=True)
+    rl = rsub.add_parser("list", help="saved runs, newest first")
+    rl.add_argument("--kind", choices=["ask", "verify"])
+    rl.add_argument("--corpus")
+    rl.add_argument("--text", help="title contains")
+    rl.add_argument("--state", choices=["not reviewed", "in review", "accepted", "needs work", "rejected",
+                                        "nothing to review"], help="review state")
+    rl.add_argument("--limit", type=int, default=50)
+    rl.set_defaults(func=cmd_reports)
+    rsh = rsub.add_parser("show", help="one run: claims, quotes, hashes, gate, marks")
+    rsh.add_argument("run")
+    rsh.add_argument("--json", action="store_true", help="the full record")
+    rsh.set_defaults(func=cmd_reports)
+    rm = rsub.add_parser("mark", help="mark a claim accepted, rejected or needs_work (appended to its history)")
+    rm.add_argument("run")
+    rm.add_argument("claim", type=int, help="claim number (1-based)")
+    rm.add_argument("verdict", choices=["accepted", "rejected", "needs_work"])
+    rm.add_argument("-m", "--comment", help="why (required for rejected and needs_work)")
+    rm.add_argument("--reviewer", help="your name (default ANCHOR_REVIEWER)")
+    rm.set_defaults(func=cmd_reports)
+    rx = rsub.add_parser("export", help="write a run with its marks as Markdown, JSON, HTML or PDF")
+    rx.add_argument("run")
+    rx.add_argument("file")
+    rx.add_argument("--format", choices=["markdown", "json", "html", "pdf"], help="default: by the file's extension")
+    rx.set_defaults(func=cmd_reports)
+    ri = rsub.add_parser("import", help="store a run read back from any export, with its marks")
+    ri.add_argument("file")
+    ri.set_defaults(func=cmd_reports_import)
 
     asm = sub.add_parser("assess", help="describe an AI system; get the provisions that apply, each anchored")
     asm.add_argument("description")

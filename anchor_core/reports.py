@@ -1,17 +1,18 @@
 """Saved runs and reviewer verdicts: the workspace's record of every ask and verify run.
 
-Every run the dashboard makes is saved in ``ANCHOR_HOME/reports.db`` (SQLite, separate from the
+Every run the dashboard and the CLI make is saved in ``ANCHOR_HOME/reports.db`` (SQLite, separate from the
 corpus store so a long ingest never locks a reviewer out). A reviewer marks each claim
 ``accepted`` / ``rejected`` / ``needs_work`` with a comment; marks are appended, never overwritten,
 so the history of who decided what and when stays in the record. The latest mark per claim is
 the current verdict.
 
-:class:`SavedRun` gives both kinds of run one face (:class:`ClaimView`), which the dashboard and
-the exports (:mod:`anchor_core.exports`) render.
+Both kinds of run are one record, :class:`~anchor_core.report.Report`, saved whole with its
+marks; the dashboard, the CLI (``anchor reports``) and the exports (:mod:`anchor_core.render`)
+read it back from here. The CLI saves its runs here too.
 
 >>> from anchor_core.reports import ReportStore
 >>> rs = ReportStore(tmp / "reports.db")                                  # doctest: +SKIP
->>> run = rs.save(ask_report)                                             # doctest: +SKIP
+>>> run = rs.save(report)                                                 # doctest: +SKIP
 >>> rs.review(run.id, 1, "accepted", reviewer="A. Auditor", comment="matches Art. 6(2)")  # doctest: +SKIP
 """
 
@@ -25,18 +26,14 @@ import threading
 import uuid
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
-from anchor_core.ask.report import AskReport
 from anchor_core.errors import AnchorError
-from anchor_core.models import utcnow
-from anchor_core.verify import Report as VerifyReport
+from anchor_core.report import MARKS as VERDICTS
+from anchor_core.report import Report, Review, from_legacy
 
-Verdict = Literal["accepted", "rejected", "needs_work"]
-VERDICTS: dict[str, str] = {"accepted": "accepted", "rejected": "rejected", "needs_work": "needs work"}
-Status = Literal["supported", "flagged", "unsupported"]
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
@@ -46,133 +43,6 @@ class RunNotFound(AnchorError):
 
 class ReviewError(AnchorError):
     """A reviewer mark that cannot be stored (no reviewer name, unknown claim, missing comment)."""
-
-
-class VerifyRun(BaseModel):
-    """A verify run: the report and the source texts it was checked against (pasted or uploaded,
-    so they are kept with the run; the report itself holds only their hashes)."""
-
-    report: VerifyReport
-    sources: dict[str, str] = Field(default_factory=dict)
-
-
-class Review(BaseModel):
-    claim: int
-    """1-based claim number."""
-    verdict: Verdict
-    comment: str = ""
-    reviewer: str
-    at: str = Field(default_factory=lambda: utcnow().isoformat(timespec="seconds"))
-
-
-class ClaimView(BaseModel):
-    """One claim of either kind of run, with everything needed to re-check its anchor."""
-
-    index: int
-    text: str
-    verdict: str
-    """The checker's verdict: ``supported``, ``partially_supported`` or ``unsupported``."""
-    status: Status
-    """``flagged`` when supported with drift flags, or only partly supported."""
-    flags: list[str] = Field(default_factory=list)
-    reasons: list[str] = Field(default_factory=list)
-    source: str = ""
-    """Unit label (ask) or source id (verify) holding the quote."""
-    unit_id: str = ""
-    part: str | None = None
-    page: int | None = None
-    quote: str | None = None
-    start: int | None = None
-    end: int | None = None
-    score: float | None = None
-    method: str = ""
-    threshold: float | None = None
-    doc_sha256: str = ""
-    path: str = ""
-    """Reference path that led to the source (ask runs), e.g. ``annex-3(4) ← article-6(2)``."""
-
-
-def _status(verdict: str, flags: list[str]) -> Status:
-    if verdict == "unsupported":
-        return "unsupported"
-    return "flagged" if verdict == "partially_supported" or flags else "supported"
-
-
-class SavedRun(BaseModel):
-    id: str
-    kind: Literal["ask", "verify"]
-    title: str
-    corpus: str = ""
-    created_at: str
-    ask: AskReport | None = None
-    verify: VerifyRun | None = None
-    reviews: list[Review] = Field(default_factory=list)
-    """Every mark, oldest first."""
-
-    @property
-    def refused(self) -> bool:
-        return bool(self.ask and self.ask.refused)
-
-    @property
-    def verified_fraction(self) -> float:
-        if self.ask:
-            return self.ask.verified_fraction
-        return self.verify.report.verified_fraction if self.verify else 0.0
-
-    @property
-    def answer(self) -> str:
-        if self.ask:
-            return self.ask.answer
-        return self.verify.report.answer if self.verify else ""
-
-    @property
-    def latest_reviews(self) -> dict[int, Review]:
-        out: dict[int, Review] = {}
-        for r in self.reviews:
-            out[r.claim] = r
-        return out
-
-    @property
-    def claims(self) -> list[ClaimView]:
-        if self.ask:
-            return _ask_claims(self.ask)
-        return _verify_claims(self.verify) if self.verify else []
-
-
-def _ask_claims(r: AskReport) -> list[ClaimView]:
-    by_n = {s.n: s for s in r.sources}
-    out = []
-    for i, c in enumerate(r.claims, 1):
-        v = ClaimView(index=i, text=c.text, verdict=c.verdict, status=_status(c.verdict, c.flags), flags=c.flags,
-                      reasons=c.reasons)
-        if c.anchor:
-            a = c.anchor
-            src = by_n.get(a.source)
-            v = v.model_copy(update={
-                "source": src.label if src else (f"{a.unit_id}({a.part})" if a.part else a.unit_id),
-                "unit_id": a.unit_id, "part": a.part, "page": a.page, "quote": a.quote, "start": a.start,
-                "end": a.end, "score": a.score, "method": a.method, "threshold": a.threshold,
-                "doc_sha256": a.unit_sha256 or (src.unit_sha256 if src else ""), "path": src.path if src else ""})
-        out.append(v)
-    return out
-
-
-def _verify_claims(run: VerifyRun) -> list[ClaimView]:
-    out = []
-    for c in run.report.claims:
-        best = max((a for a in c.atoms if a.anchor is not None), key=lambda a: a.anchor.score if a.anchor else 0.0,
-                   default=None)
-        flags = sorted({f for a in c.atoms if a.anchor for f in a.anchor.flags})
-        v = ClaimView(index=c.index, text=c.text, verdict=c.verdict, status=_status(c.verdict, flags), flags=flags,
-                      reasons=[c.reason])
-        if best is not None and best.anchor is not None:
-            a = best.anchor
-            sid = best.source_id or ""
-            v = v.model_copy(update={"source": sid, "unit_id": sid, "quote": a.quote, "start": a.start, "end": a.end,
-                                     "score": a.score, "method": a.method, "threshold": a.threshold,
-                                     "doc_sha256": run.report.sources.get(sid, "")})
-        out.append(v)
-    return out
 
 
 class RunSummary(BaseModel):
@@ -216,13 +86,15 @@ CREATE INDEX IF NOT EXISTS reviews_by_run ON reviews (run_id);
 """
 
 
-def _title(text: str, width: int = 90) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= width else line[: width - 1] + "…"
-
-
 class ReportStore:
     """Saved runs and reviews in one SQLite file. Safe to share between the dashboard's threads."""
+
+    FILE = "reports.db"
+    """The file name under the workspace (``ANCHOR_HOME``), shared by the CLI and the dashboard."""
+
+    @classmethod
+    def in_home(cls, home: str | Path) -> ReportStore:
+        return cls(Path(home) / cls.FILE)
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -241,39 +113,29 @@ class ReportStore:
 
     # -- writing --------------------------------------------------------------------------
 
-    def save(self, report: AskReport | VerifyRun | VerifyReport, *, sources: dict[str, str] | None = None,
-             run_id: str | None = None) -> SavedRun:
-        """Save an ask report or a verify run (a bare verify report plus ``sources`` texts works too)."""
-        if isinstance(report, VerifyReport):
-            report = VerifyRun(report=report, sources=sources or {})
-        if isinstance(report, AskReport):
-            run = SavedRun(id=run_id or uuid.uuid4().hex[:12], kind="ask", title=_title(report.question),
-                           corpus=report.corpus, created_at=report.created_at, ask=report)
-        else:
-            plain = re.sub(r"<\s*/?\s*cite\b[^>]*>", "", report.report.answer).strip()
-            first = plain.splitlines()[0] if plain else "(empty answer)"
-            run = SavedRun(id=run_id or uuid.uuid4().hex[:12], kind="verify", title=_title(first),
-                           created_at=report.report.created_at, verify=report)
+    def save(self, report: Report, *, run_id: str | None = None) -> Report:
+        """Save a run (ask or verify); the saved copy, with its new id, is returned."""
+        run = report.model_copy(update={"id": run_id or uuid.uuid4().hex[:12], "reviews": []})
         self._insert(run)
         return run
 
-    def _insert(self, run: SavedRun) -> None:
-        payload = (run.ask or run.verify).model_dump_json()  # type: ignore[union-attr]
+    def _insert(self, run: Report) -> None:
+        payload = run.model_dump_json(exclude={"reviews"})  # marks live in their own table, appended
         with self._lock:
             self._db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                              (run.id, run.kind, run.title, run.corpus, run.created_at, int(run.refused),
                               len(run.claims), run.verified_fraction, payload))
 
-    def import_run(self, run: SavedRun) -> SavedRun:
+    def import_run(self, run: Report) -> Report:
         """Store a run read back from an export, with its reviews. Keeps its id unless that id is taken
         or is not a plain id (letters, digits, ``_`` and ``-``, as Anchor writes them)."""
         with self._lock:
             taken = self._db.execute("SELECT 1 FROM runs WHERE id = ?", (run.id,)).fetchone()
-            if taken:
-                run = run.model_copy(update={"id": uuid.uuid4().hex[:12], "title": _title(run.title + " (imported)")})
-            elif not _PLAIN_ID.fullmatch(run.id):
+            if taken or not _PLAIN_ID.fullmatch(run.id):
                 run = run.model_copy(update={"id": uuid.uuid4().hex[:12]})
             self._insert(run)
+            if taken:
+                self._db.execute("UPDATE runs SET title = ? WHERE id = ?", (_imported(run.title), run.id))
             self._db.executemany("INSERT INTO reviews (run_id, claim, verdict, comment, reviewer, at) "
                                  "VALUES (?, ?, ?, ?, ?, ?)",
                                  [(run.id, r.claim, r.verdict, r.comment, r.reviewer, r.at) for r in run.reviews])
@@ -309,7 +171,7 @@ class ReportStore:
 
     # -- reading --------------------------------------------------------------------------
 
-    def get(self, run_id: str) -> SavedRun:
+    def get(self, run_id: str) -> Report:
         with self._lock:
             row = self._db.execute("SELECT id, kind, title, corpus, created_at, payload FROM runs WHERE id = ?",
                                    (run_id,)).fetchone()
@@ -318,11 +180,12 @@ class ReportStore:
         if row is None:
             raise RunNotFound(f"no saved run {run_id!r} in {self.path}; it may have been deleted in another tab — "
                               "pick one from the list")
-        rid, kind, title, corpus, created_at, payload = row
-        body: dict[str, Any] = {"ask": AskReport.model_validate_json(payload)} if kind == "ask" else \
-            {"verify": VerifyRun.model_validate_json(payload)}
-        return SavedRun(id=rid, kind=kind, title=title, corpus=corpus, created_at=created_at, **body,
-                        reviews=[Review(claim=c, verdict=v, comment=m, reviewer=r, at=a) for c, v, m, r, a in marks])
+        rid, kind, _title, _corpus, _created_at, payload = row
+        reviews = [Review(claim=c, verdict=v, comment=m, reviewer=r, at=a) for c, v, m, r, a in marks]
+        data: dict[str, Any] = json.loads(payload)
+        if "kind" not in data:  # saved before ask and verify shared one record
+            return from_legacy(kind, data, run_id=rid, reviews=reviews)
+        return Report.model_validate({**data, "id": rid, "reviews": reviews})
 
     def list(self, *, kind: str | None = None, corpus: str | None = None, text: str = "",
              review_state: str | None = None, since: datetime | None = None, limit: int = 500) -> list[RunSummary]:
@@ -371,5 +234,6 @@ class ReportStore:
             return self._db.execute("SELECT count(*) FROM runs").fetchone()[0]
 
 
-def run_to_json(run: SavedRun) -> str:
-    return json.dumps(run.model_dump(mode="json"), ensure_ascii=False, indent=2)
+def _imported(title: str, width: int = 90) -> str:
+    line = " ".join((title + " (imported)").split())
+    return line if len(line) <= width else line[: width - 1] + "…"

@@ -16,20 +16,18 @@ when every atom is anchored. An answer with no claims does not pass.
 from __future__ import annotations
 
 import difflib
-import hashlib
-import html
-import json
 import re
+from dataclasses import dataclass
 from html.parser import HTMLParser
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
-from anchor_core.anchoring import Anchor, InputError, best_anchor, check_text, decompose, default_scorer
+from anchor_core.anchoring import InputError, check_text, default_scorer
+from anchor_core.check import check
 from anchor_core.embeddings import Embedder
 from anchor_core.errors import AnchorError
-from anchor_core.models import utcnow
-from anchor_core.safe import md_code, md_escape
+from anchor_core.report import Report, Source
 from anchor_core.scorers import Scorer
 from anchor_core.segment import split_sentences
 
@@ -195,89 +193,6 @@ def _attach_marker(segments: list[Segment], answer: str, pos: int, tag_start: in
         raise CiteError(f"line {_line(answer, tag_start)}: <cite> marker with no claim before it")
 
 
-class AtomResult(BaseModel):
-    text: str
-    source_id: str | None = None
-    anchor: Anchor | None = None
-    supported: bool = False
-
-
-class ClaimResult(BaseModel):
-    index: int
-    text: str
-    line: int
-    cite_ids: list[str]
-    atoms: list[AtomResult]
-    verdict: Literal["supported", "partially_supported", "unsupported"]
-    reason: str
-
-    @property
-    def anchor(self) -> Anchor | None:
-        found = [a.anchor for a in self.atoms if a.anchor is not None]
-        return max(found, key=lambda a: a.score) if found else None
-
-
-class Report(BaseModel):
-    answer: str
-    sources: dict[str, str] = Field(default_factory=dict)
-    """Source id → sha256 of its text, so a report can be re-checked against the same text."""
-    claims: list[ClaimResult]
-    verified_fraction: float
-    passed: bool
-    scorer: str
-    threshold: float
-    embedder: str | None = None
-    created_at: str = Field(default_factory=lambda: utcnow().isoformat())
-    note: str = ""
-
-    def to_json(self) -> str:
-        return self.model_dump_json(indent=2)
-
-    def to_markdown(self) -> str:
-        m = md_escape
-        lines = ["# Verification report", "",
-                 f"**Verified: {self.verified_fraction:.0%}** of {len(self.claims)} claims "
-                 f"(scorer {md_code(self.scorer)}, threshold {self.threshold:.2f})"
-                 f"{' — ' + m(self.note, inline=True) if self.note else ''}", ""]
-        for c in self.claims:
-            mark = {"supported": "✅", "partially_supported": "⚠️", "unsupported": "❌"}[c.verdict]
-            cites = f" {m('[' + ', '.join(c.cite_ids) + ']')}" if c.cite_ids else ""
-            lines.append(f"{c.index}. {mark} {m(c.text, inline=True)}{cites}")
-            lines.append(f"   - {c.verdict}: {m(c.reason, inline=True)}")
-            for a in c.atoms:
-                if a.anchor is None:
-                    lines.append(f"   - atom “{m(a.text, inline=True)}”: no supporting sentence")
-                    continue
-                q = a.anchor
-                flags = f" flags: {m(', '.join(q.flags))}" if q.flags else ""
-                lines.append(f"   - atom “{m(a.text, inline=True)}” → {md_code(a.source_id or '')} "
-                             f"\\[{q.start}:{q.end}\\] score {q.score:.2f} ({m(q.method)}){flags}: "
-                             f"“{m(q.quote, inline=True)}”")
-        return "\n".join(lines) + "\n"
-
-    def to_html(self) -> str:
-        rows = []
-        for c in self.claims:
-            atoms = "".join(
-                f"<li>{html.escape(a.text)} → " + (
-                    f"<code>{html.escape(a.source_id or '')} [{a.anchor.start}:{a.anchor.end}]</code> "
-                    f"score {a.anchor.score:.2f} ({html.escape(a.anchor.method)}) "
-                    f"<blockquote>{html.escape(a.anchor.quote)}</blockquote>"
-                    if a.anchor else "<em>no supporting sentence</em>") + "</li>"
-                for a in c.atoms)
-            rows.append(f'<tr class="{c.verdict}"><td>{c.index}</td><td>{html.escape(c.text)}</td>'
-                        f"<td>{c.verdict}</td><td>{html.escape(c.reason)}<ul>{atoms}</ul></td></tr>")
-        return ("<!doctype html><html><head><meta charset='utf-8'><title>Verification report</title><style>"
-                "body{font-family:sans-serif;margin:2em}td{vertical-align:top;border-top:1px solid #ddd;padding:.4em}"
-                ".supported td:nth-child(3){color:#070}.unsupported td:nth-child(3){color:#a00}"
-                ".partially_supported td:nth-child(3){color:#a60}blockquote{margin:.2em 0;color:#333}"
-                "</style></head><body><h1>Verification report</h1>"
-                f"<p><strong>Verified: {self.verified_fraction:.0%}</strong> of {len(self.claims)} claims "
-                f"(scorer {html.escape(self.scorer)}, threshold {self.threshold:.2f}) {html.escape(self.note)}</p>"
-                "<table><tr><th>#</th><th>claim</th><th>verdict</th><th>why</th></tr>"
-                + "".join(rows) + "</table></body></html>\n")
-
-
 def verify_answer(answer: str, sources: dict[str, str], *, scorer: Scorer | None = None,
                   embedder: Embedder | None = None) -> Report:
     """Check every claim of ``answer`` against ``sources`` (id → text); see the module docstring."""
@@ -287,51 +202,19 @@ def verify_answer(answer: str, sources: dict[str, str], *, scorer: Scorer | None
     for sid, text in sources.items():
         check_text(text, f"source {sid!r}")
     scorer = scorer or default_scorer(embedder)
-    segments = parse_answer(answer, sources)
-    used: dict[str, set[int]] = {sid: set() for sid in sources}
-    results: list[ClaimResult] = []
-    for n, seg in enumerate(segments, start=1):
-        atoms: list[AtomResult] = []
-        for atom in decompose(seg.text):
-            best: tuple[str, Anchor] | None = None
-            for sid in seg.cite_ids or list(sources):
-                try:
-                    # atoms=False: the claim was split into atoms just above.
-                    a = best_anchor(atom, sources[sid], scorer=scorer, embedder=embedder, used=used[sid],
-                                    atoms=False)
-                except InputError:
-                    continue
-                if a is not None and (best is None or (a.supported, a.score) > (best[1].supported, best[1].score)):
-                    best = (sid, a)
-            if best is not None and best[1].supported:
-                used[best[0]].update(best[1].sentences)
-            atoms.append(AtomResult(text=atom, source_id=best[0] if best else None, anchor=best[1] if best else None,
-                                    supported=bool(best and best[1].supported)))
-        ok = sum(a.supported for a in atoms)
-        verdict = "supported" if ok == len(atoms) else "partially_supported" if ok else "unsupported"
-        results.append(ClaimResult(index=n, text=seg.text, line=seg.line, cite_ids=seg.cite_ids, atoms=atoms,
-                                   verdict=verdict, reason=_reason(atoms, verdict, seg.cite_ids)))
-    fraction = sum(c.verdict == "supported" for c in results) / len(results) if results else 0.0
-    return Report(answer=answer, sources={k: hashlib.sha256(v.encode()).hexdigest() for k, v in sources.items()},
-                  claims=results, verified_fraction=round(fraction, 4), passed=bool(results) and fraction == 1.0,
-                  scorer=getattr(scorer, "name", type(scorer).__name__), threshold=scorer.threshold,
-                  embedder=embedder.model_id if embedder else None,
-                  note="" if results else "the answer contains no claims: nothing was verified")
+    given = [Source.given(n, sid, text) for n, (sid, text) in enumerate(sources.items(), start=1)]
+    number = {s.unit_id: s.n for s in given}
+    claims = [_Claim(seg.text, [number[i] for i in seg.cite_ids], seg.line) for seg in parse_answer(answer, sources)]
+    checked = check(claims, given, scorer=scorer, embedder=embedder, cited_only=True, split_atoms=True)
+    return Report(kind="verify", answer=answer, claims=checked, sources=given,
+                  models={"scorer": getattr(scorer, "name", type(scorer).__name__),
+                          "embedder": embedder.model_id if embedder else "none"},
+                  threshold=scorer.threshold,
+                  notes=[] if checked else ["the answer contains no claims: nothing was verified"])
 
 
-def _reason(atoms: list[AtomResult], verdict: str, cite_ids: list[str]) -> str:
-    where = f"cited source{'s' if len(cite_ids) != 1 else ''} {', '.join(cite_ids)}" if cite_ids else "any source"
-    if verdict == "supported":
-        a = max((x.anchor for x in atoms if x.anchor), key=lambda q: q.score)
-        drift = f"; check: {'; '.join(a.reasons[1:] if a.method == 'verbatim' else a.reasons)}" if a.flags else ""
-        return f"every part is anchored in {where}{drift}"
-    missing = [x for x in atoms if not x.supported]
-    why = []
-    for x in missing:
-        detail = "; ".join(x.anchor.reasons[:3]) if x.anchor and x.anchor.reasons else "no similar sentence"
-        why.append(f"“{x.text}” not supported by {where} ({detail})")
-    return "; ".join(why)
-
-
-def report_json(report: Report) -> str:
-    return json.dumps(json.loads(report.to_json()), ensure_ascii=False, indent=2)
+@dataclass
+class _Claim:
+    text: str
+    cited: list[int]
+    line: int

@@ -59,7 +59,7 @@ def _reports(path: str) -> ReportStore:
 
 
 def reports() -> ReportStore:
-    return _reports(str(settings().home / "reports.db"))
+    return _reports(str(settings().home / ReportStore.FILE))
 
 
 @st.cache_resource(show_spinner="Loading the embedding model (once per server)…")

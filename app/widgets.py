@@ -14,7 +14,7 @@ import resources as R
 import streamlit as st
 
 from anchor_core import workspace
-from anchor_core.reports import ClaimView, SavedRun
+from anchor_core.report import CheckedClaim, Report
 from anchor_core.safe import md_code, md_escape
 from anchor_core.text import count
 
@@ -63,7 +63,9 @@ def run_ask(question: str, *, store, corpus: str, settings) -> str | None:
     with R.guard("Asking"):
         with status:
             emb = R.embedder()
-            scorer = R.scorer(settings.scorer, with_embedder=False)  # as the CLI's ask builds it
+            # The scorer the CLI's ask uses, with its calibrated threshold: ask anchors without the
+            # embedder (the learned scorer with the embedding feature is another model, threshold 0.43).
+            scorer = R.scorer(settings.scorer, with_embedder=False)
         report = ask(question, store=store, embedder=emb, corpus=corpus, settings=settings, llm=R.llm(),
                      scorer=scorer, on_event=on_event)
         run_id = R.reports().save(report).id
@@ -81,9 +83,7 @@ def _stage(stage: str) -> str:
     return STAGES.get(stage) or md_escape(stage, inline=True)
 
 
-def refusal_card(run: SavedRun) -> None:
-    rep = run.ask
-    assert rep is not None
+def refusal_card(rep: Report) -> None:
     with st.container(border=True):
         st.markdown("### :red[:material/block:] Not answered")
         st.markdown(f"**Why:** {md_escape(rep.reason)}")
@@ -110,13 +110,13 @@ def _snippet(text: str, n: int) -> str:
     return md_escape(t if len(t) <= n else t[: n - 1] + "…")
 
 
-def claim_label(c: ClaimView) -> str:
+def claim_label(c: CheckedClaim, index: int) -> str:
     icon = {"supported": ":green[:material/check_circle:]", "flagged": ":orange[:material/flag:]",
             "unsupported": ":red[:material/cancel:]"}[c.status]
-    return f"{icon} {c.index}. {_snippet(c.text, 160)}"
+    return f"{icon} {index}. {_snippet(c.text, 160)}"
 
 
-def metrics(run: SavedRun) -> None:
+def metrics(run: Report) -> None:
     claims = run.claims
     cols = st.columns(4)
     cols[0].metric("Verified", f"{run.verified_fraction:.0%}")
@@ -125,16 +125,15 @@ def metrics(run: SavedRun) -> None:
     cols[3].metric("Unsupported", sum(c.status == "unsupported" for c in claims))
 
 
-def show_ask_run(run: SavedRun, store, *, key: str = "ask") -> None:
-    rep = run.ask
-    assert rep is not None
+def show_ask_run(run: Report, store, *, key: str = "ask") -> None:
+    rep = run
     st.subheader(md_escape(rep.question, inline=True))
     st.caption(f"corpus {md_code(rep.corpus)} · {md_escape(run.created_at[:19].replace('T', ' '))} UTC · "
                f"run {md_code(run.id)}")
     for note in rep.notes:
         st.info(md_escape(note), icon=":material/info:")
     if rep.refused:
-        refusal_card(run)
+        refusal_card(rep)
     else:
         metrics(run)
         left, right = st.columns([5, 6], gap="large")
@@ -145,12 +144,12 @@ def show_ask_run(run: SavedRun, store, *, key: str = "ask") -> None:
             claims = run.claims
             if claims:
                 pick = st.radio("Claims — select one to see its evidence", range(len(claims)),
-                                format_func=lambda i: claim_label(claims[i]), key=f"{key}_claim_{run.id}")
+                                format_func=lambda i: claim_label(claims[i], i + 1), key=f"{key}_claim_{run.id}")
             else:
                 pick = None
         with right:
             if pick is not None:
-                claim_evidence(run, run.claims[pick], store)
+                claim_evidence(run, pick + 1, store)
     with st.expander(f"Retrieved sources ({len(rep.sources)})"):
         for s in rep.sources:
             how = "direct hit" if s.direct else f"reached by reference: {md_escape(s.path, inline=True)}"
@@ -170,10 +169,8 @@ def show_ask_run(run: SavedRun, store, *, key: str = "ask") -> None:
         st.switch_page("views/reports.py")
 
 
-def _unit_text(run: SavedRun, c: ClaimView, store) -> tuple[str | None, str]:
-    """The current stored text of the claim's unit and a warning when it no longer matches the run."""
-    rep = run.ask
-    assert rep is not None
+def _unit_text(rep: Report, c, store) -> tuple[str | None, str]:
+    """The current stored text of the anchor's unit and a warning when it no longer matches the run."""
     try:
         unit = store.get_units(rep.corpus, [c.unit_id]).get(c.unit_id)
     except Exception as err:  # corpus deleted in another tab, store locked, ES down
@@ -181,52 +178,66 @@ def _unit_text(run: SavedRun, c: ClaimView, store) -> tuple[str | None, str]:
     if unit is None:
         return None, (f"{md_code(c.unit_id)} is no longer in corpus {md_code(rep.corpus)}; "
                       "showing the quote saved with the run.")
-    if c.doc_sha256 and hashlib.sha256(unit.text.encode()).hexdigest() != c.doc_sha256:
+    if c.unit_sha256 and hashlib.sha256(unit.text.encode()).hexdigest() != c.unit_sha256:
         if unit.text[c.start:c.end] != c.quote:
             return None, (f"{md_code(c.unit_id)} changed since this run and the quote is no longer at its offsets; "
                           "showing the saved quote. Re-check the run on the Reports page.")
     return unit.text, ""
 
 
-def claim_evidence(run: SavedRun, c: ClaimView, store=None, sources: dict[str, str] | None = None) -> None:
-    """A claim's verdict, its quote highlighted inside the surrounding source text, and the facts."""
-    st.markdown(f"**Claim {c.index}** {R.STATUS_BADGE[c.status]}")
+def claim_evidence(run: Report, index: int, store=None) -> None:
+    """Claim ``index`` (1-based): its verdict, its quote highlighted inside the surrounding source text,
+    and the facts. Ask runs read the unit from the store; verify runs the source saved with the run."""
+    c = run.claims[index - 1]
+    st.markdown(f"**Claim {index}** {R.STATUS_BADGE[c.status]}")
     st.markdown(f"> {md_escape(c.text, inline=True)}")
     for r in c.reasons:
         st.caption(md_escape(r))
     if c.flags:
         st.warning("Check: " + md_escape(", ".join(f.replace("_", " ") for f in c.flags)), icon=":material/flag:")
-    if c.quote is None or c.start is None or c.end is None:
+    a = c.anchor
+    if a is None:
         st.error("No sentence in the sources supports this claim.", icon=":material/search_off:")
         return
     if c.status == "unsupported":
         st.error("Not supported: the closest sentence is shown, but it does not support the claim "
-                 f"(score {c.score:.2f} < threshold {c.threshold:.2f})." if c.score is not None and c.threshold
-                 is not None else "Not supported: the closest sentence is shown, but it does not support the claim.",
-                 icon=":material/search_off:")
-    text, warning = (sources.get(c.unit_id), "") if sources is not None else _unit_text(run, c, store)
+                 f"(score {a.score:.2f} < threshold {a.threshold:.2f}).", icon=":material/search_off:")
+    if run.kind == "verify":
+        src = run.source(a.source)
+        text, warning = (src.text if src else None), ""
+    else:
+        text, warning = _unit_text(run, a, store)
     if warning:
         st.warning(warning, icon=":material/history:")
     if text is None:
-        text, start, end = c.quote, 0, len(c.quote)
+        text, start, end = a.quote, 0, len(a.quote)
     else:
-        start, end = c.start, c.end
+        start, end = a.start, a.end
     # The source text goes through the sanitiser (no JavaScript); the scroll script is a constant.
-    st.html(workspace.highlight_html(text, start, end, mark_id=f"q-{c.index}"))
+    st.html(workspace.highlight_html(text, start, end, mark_id=f"q-{index}"))
     st.html(SCROLL_SCRIPT, unsafe_allow_javascript=True)
-    facts = {"unit" if run.kind == "ask" else "source": md_escape(c.unit_id, inline=True)}
-    if c.part:
-        facts["part"] = md_escape(c.part, inline=True)
-    if c.page:
-        facts["page"] = str(c.page)
-    facts["offsets"] = f"[{c.start}:{c.end}]"
-    facts["score"] = (f"{c.score:.2f} ({md_escape(c.method, inline=True)}, threshold {c.threshold:.2f})"
-                      if c.score is not None and c.threshold is not None else "—")
-    if c.path:
-        facts["reference path"] = md_escape(c.path, inline=True)
-    if c.doc_sha256:
-        facts["sha256"] = md_escape(c.doc_sha256[:16]) + "…"
+    facts = {"unit" if run.kind == "ask" else "source": md_escape(a.unit_id, inline=True)}
+    if a.part:
+        facts["part"] = md_escape(a.part, inline=True)
+    if a.page:
+        facts["page"] = str(a.page)
+    facts["offsets"] = f"[{a.start}:{a.end}]"
+    facts["score"] = f"{a.score:.2f} ({md_escape(a.method, inline=True)}, threshold {a.threshold:.2f})"
+    if path := run.path(c):
+        facts["reference path"] = md_escape(path, inline=True)
+    if a.unit_sha256:
+        facts["sha256"] = md_escape(a.unit_sha256[:16]) + "…"
     st.markdown("  \n".join(f"**{k}** {v}" for k, v in facts.items()))
+    if len(c.atoms) > 1:
+        st.markdown("**Parts of the claim**")
+        for t in c.atoms:
+            mark = ":green[:material/check:]" if t.supported else ":red[:material/close:]"
+            where = ""
+            if t.anchor:
+                s = run.source(t.anchor.source)
+                where = (f" → {md_code(s.label if s else t.anchor.unit_id)} "
+                         f"\\[{t.anchor.start}:{t.anchor.end}\\]")
+            st.markdown(f"{mark} {md_escape(t.text, inline=True)}{where}")
 
 
 # Scroll each source box (not the page) so its highlighted quote sits a third of the way down.

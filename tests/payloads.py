@@ -28,7 +28,7 @@ def live_markup(markdown: str) -> list[str]:
 def hostile_ask_report():
     """An answered ask report whose every free text (question, answer, claim, quote, source label,
     reference path, trace, notes, models) carries the payloads."""
-    from anchor_core.ask.report import AskReport, CheckedClaim, ClaimAnchor, Source, TraceEvent
+    from anchor_core.report import CheckedClaim, ClaimAnchor, Report, Source, TraceEvent
 
     text = f"1. Providers shall keep logs {HOSTILE} for six months. 2. Deployers inform users."
     quote = f"Providers shall keep logs {HOSTILE} for six months."
@@ -40,7 +40,7 @@ def hostile_ask_report():
                          score=1.0, method="verbatim", threshold=0.5, unit_sha256="ab" * 32)
     claim = CheckedClaim(text=f"Providers keep logs {HOSTILE}.", cited=[1], supported=True, verdict="supported",
                          anchor=anchor, reasons=[f"matches {IMAGE}"])
-    return AskReport(question=f"How long? {SCRIPT}", corpus="demo", corpus_version="v1", refused=False,
+    return Report(kind="ask", question=f"How long? {SCRIPT}", corpus="demo", corpus_version="v1", refused=False,
                      answer=f"Logs are kept {HOSTILE} [1].\n# {JS_LINK}", claims=[claim], sources=[src],
                      trace=[TraceEvent(stage="retrieve", message=f"retrieved {IMAGE}", decision=ONERROR)],
                      notes=[SCRIPT], models={"embedder": f"hash {RUN_ID}"})

@@ -41,7 +41,7 @@ def test_demo_question_gives_an_anchored_claim_with_its_quote_in_context(aiact):
     # the selected claim's quote is highlighted inside the full stored text of its unit
     html = at.get("html")[0].value
     run = ReportStore(A.home() / "reports.db").get(at.session_state["ask_run"])
-    c = run.claims[0]
+    c = run.claims[0].anchor
     unit = store.get_units("aiact", [c.unit_id])[c.unit_id]
     assert unit.text[c.start:c.end] == c.quote
     assert f">{c.quote}</mark>".replace("’", "’") in html.replace("&#x27;", "'")
@@ -61,7 +61,7 @@ def test_selecting_another_claim_shows_its_evidence(aiact, monkeypatch):
     radio.set_value(1).run()
     run = ReportStore(A.home() / "reports.db").get(at.session_state["ask_run"])
     assert "**Claim 2**" in A.texts(at)
-    assert run.claims[1].quote.split()[0] in at.get("html")[0].value
+    assert run.claims[1].anchor.quote.split()[0] in at.get("html")[0].value
 
 
 def test_unanswerable_question_shows_a_refusal_card(aiact):
@@ -92,9 +92,9 @@ def test_sidebar_settings_reach_the_pipeline(aiact):
     ask(at)
     A.no_traceback(at)
     run = ReportStore(A.home() / "reports.db").get(at.session_state["ask_run"])
-    assert run.ask.settings["k"] == 3 and run.ask.settings["hops"] == 0
-    assert run.ask.models["scorer"] == "lexical"
-    assert all(s.direct for s in run.ask.sources)  # no hops: nothing reached by reference
+    assert run.settings["k"] == 3 and run.settings["hops"] == 0
+    assert run.models["scorer"] == "lexical"
+    assert all(s.direct for s in run.sources)  # no hops: nothing reached by reference
 
 
 def test_corpus_deleted_in_another_tab_keeps_the_saved_answer_readable(aiact):

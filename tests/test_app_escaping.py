@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from anchor_core import exports
+from anchor_core import render
 from anchor_core.reports import ReportStore
 from tests import app_support as A
 from tests.payloads import HOSTILE, IMAGE, RUN_ID, SCRIPT, hostile_ask_report, live_markup
@@ -40,7 +40,7 @@ def test_a_crafted_export_imported_on_reports_is_shown_as_text(tmp_path):
     crafted = ReportStore(tmp_path / "elsewhere.db")
     run = crafted.save(hostile_ask_report(), run_id=RUN_ID)
     crafted.review(run.id, 1, "needs_work", reviewer=f"Eve {IMAGE}", comment=f"see {HOSTILE}")
-    data = exports.export(crafted.get(run.id), "html")
+    data = render.export(crafted.get(run.id), "html")
     at = A.app("views/reports.py")
     at.file_uploader(key="rep_import").set_value(("crafted.html", data, "text/html"))
     at.run()
@@ -51,7 +51,7 @@ def test_a_crafted_export_imported_on_reports_is_shown_as_text(tmp_path):
     (summary,) = rs.list()
     imported = rs.get(summary.id)
     assert re.fullmatch(r"[A-Za-z0-9_-]+", imported.id)  # an id that is not plain is replaced on import
-    assert imported.ask.question == f"How long? {SCRIPT}" and imported.reviews[0].comment == f"see {HOSTILE}"
+    assert imported.question == f"How long? {SCRIPT}" and imported.reviews[0].comment == f"see {HOSTILE}"
     shown = "\n".join(markdown_pieces(at))
     assert r"How long? &lt;script&gt;document.title='x'&lt;/script&gt;" in shown
     assert r"Providers keep logs \!\[x\]\(http://evil.example/p.png\)" in shown

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from anchor_core import exports
+from anchor_core import render
 from anchor_core.reports import ReportStore
 from tests import app_support as A
 
@@ -52,7 +52,7 @@ def test_verify_pasted_answer_gives_a_per_claim_report():
     assert metrics["Verified"] == "50%" and metrics["Unsupported"] == "1"
     html = at.get("html")[0].value
     assert "<mark id=" in html and "automatic recording of events" in html
-    c = run.claims[0]
+    c = run.claims[0].anchor
     assert ART12[c.start:c.end] == c.quote
     assert f"**offsets** [{c.start}:{c.end}]" in A.texts(at)
     at.radio[0].set_value(1).run()
@@ -71,7 +71,7 @@ def test_verify_with_corpus_units_as_sources():
     at.run()
     A.no_traceback(at)
     run = ReportStore(A.home() / "reports.db").get(at.session_state["verify_run"])
-    assert run.claims[0].status in ("supported", "flagged") and run.claims[0].unit_id == "article-19"
+    assert run.claims[0].status in ("supported", "flagged") and run.claims[0].anchor.unit_id == "article-19"
 
 
 @pytest.mark.parametrize("answer, expected", [
@@ -121,10 +121,10 @@ def test_mark_a_claim_export_every_format_and_reread_it(downloads):
     assert labels == ["Markdown", "JSON", "HTML", "PDF"]
     assert len(downloads) == 4
     for name, data in downloads.items():
-        back = exports.read_export(data, name=name)
+        back = render.read_export(data, name=name)
         assert back.id == run_id and back.reviews == saved.reviews
-        assert back.claims[0].quote == saved.claims[0].quote and back.claims[0].doc_sha256
-        assert back.ask.corpus_version == saved.ask.corpus_version and back.ask.models
+        assert back.claims[0].anchor.quote == saved.claims[0].anchor.quote and back.claims[0].anchor.unit_sha256
+        assert back.corpus_version == saved.corpus_version and back.models
     assert {n.rsplit(".", 1)[1] for n in downloads} == {"md", "json", "html", "pdf"}
     pdf = next(d for n, d in downloads.items() if n.endswith(".pdf"))
     assert pdf.startswith(b"%PDF")
@@ -155,7 +155,7 @@ def test_import_an_export_and_filter_the_list():
     rs = ReportStore(A.home() / "reports.db")
     run = rs.get(at.session_state["verify_run"])
     rs.review(run.id, 1, "accepted", reviewer="Bo")
-    data = exports.export(rs.get(run.id), "html")
+    data = render.export(rs.get(run.id), "html")
     open_reports(at)
     at.file_uploader(key="rep_import").set_value(("report.html", data, "text/html"))
     at.run()

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from anchor_core.ask import AskReport, AskSettings, ask, recheck
+from anchor_core.ask import AskSettings, ask, recheck
 from anchor_core.ask.gate import content_terms, names
 from anchor_core.ask.pipeline import rewrite_query
 from anchor_core.cli import main
@@ -15,6 +15,8 @@ from anchor_core.embeddings import HashEmbedder
 from anchor_core.errors import CorpusNotFound, QueryError
 from anchor_core.indexing import ingest
 from anchor_core.models import ParsedCorpus
+from anchor_core.render import read_export, to_html, to_json, to_markdown, to_text
+from anchor_core.report import Report
 from tests.ask_fixtures import A4, drone_corpus, drone_store
 
 STAGES = ["retrieve", "hop", "gate", "write", "decompose", "anchor", "report"]
@@ -50,7 +52,7 @@ def test_a_followed_reference_supports_part_of_the_answer(store):
     assert any(s.label == "Article 6(1)" and s.followed_from == "Article 4(1)" for s in followed)
     anchored = {c.anchor.unit_id for c in r.claims if c.supported}
     assert "article-6" in anchored  # the fine is only in the article reached by the hop
-    assert "followed citations into" in r.to_text()
+    assert "followed citations into" in to_text(r)
 
 
 def test_name_the_corpus_never_mentions_refuses_with_that_reason(store):
@@ -127,13 +129,14 @@ def test_access_groups_reach_the_retrieval(tmp_path):
 
 def test_report_exports_round_trip(store):
     r = run(store, "Which drones must carry a remote identification module?")
-    again = AskReport.model_validate_json(r.to_json())
-    assert again == r
-    md, page = r.to_markdown(), r.to_html()
+    again = Report.model_validate_json(to_json(r))
+    assert again == r and read_export(to_json(r)) == r
+    md, page = to_markdown(r), to_html(r)
     q = r.claims[0].anchor
     assert q.quote in md and f"{q.start}–{q.end}" in md
-    assert "<blockquote>" in page and "<script" not in page
-    data = json.loads(r.to_json())
+    human = page.split("<script type='application/json' id='anchor-report'>")[0]  # then the record, escaped
+    assert "<blockquote>" in human and "<script" not in human
+    data = json.loads(to_json(r))
     for key in ("question", "refused", "reason", "answer", "claims", "sources", "gate", "trace", "models",
                 "corpus_version"):
         assert key in data
@@ -193,7 +196,7 @@ def test_cli_ask_json_and_recheck(tmp_path, capsys, monkeypatch):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     assert main(["recheck", str(bad)]) == 2
-    assert "is not an ask report" in capsys.readouterr().err
+    assert "give an export of an ask or verify run" in capsys.readouterr().err
     assert main(["ask", " ", "--corpus", "drones"]) == 2
 
 

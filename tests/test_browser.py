@@ -92,7 +92,7 @@ def test_ask_the_demo_question_in_a_real_browser(server, tmp_path):
     assert shot.exists() and shot.stat().st_size > 10_000
     runs = ReportStore(A.home() / "reports.db").list()
     assert runs and runs[0].kind == "ask" and runs[0].claims >= 1
-    first = ReportStore(A.home() / "reports.db").get(runs[0].id).claims[0]
+    first = ReportStore(A.home() / "reports.db").get(runs[0].id).claims[0].anchor
     # the highlighted text in the browser is the first claim's anchored quote, exactly
     assert len(quote.split()) >= 5 and " ".join(quote.split()) == " ".join(first.quote.split())
 
@@ -104,7 +104,7 @@ def test_a_crafted_export_imported_on_reports_runs_nothing_and_loads_nothing(ser
     if not CHROMIUM.exists():
         pytest.skip("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (requirements.txt)")
-    from anchor_core import exports
+    from anchor_core import render
     from tests import payloads
     from tests.payloads import HOSTILE, IMAGE, hostile_ask_report
 
@@ -112,7 +112,7 @@ def test_a_crafted_export_imported_on_reports_runs_nothing_and_loads_nothing(ser
     run = crafted.save(hostile_ask_report(), run_id=getattr(payloads, run_id))
     crafted.review(run.id, 1, "needs_work", reviewer=f"Eve {IMAGE}", comment=f"see {HOSTILE}")
     export = tmp_path / "crafted.html"
-    export.write_bytes(exports.export(crafted.get(run.id), "html"))
+    export.write_bytes(render.export(crafted.get(run.id), "html"))
     local = server.split("//", 1)[1]
     requests: list[str] = []
     dialogs: list[str] = []

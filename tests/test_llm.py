@@ -13,6 +13,7 @@ from anchor_core.cli import main
 from anchor_core.config import llm_config
 from anchor_core.embeddings import HashEmbedder
 from anchor_core.errors import ConfigError
+from anchor_core.render import to_json
 from tests.ask_fixtures import drone_store
 from tests.fake_llm import FakeLLM
 
@@ -128,7 +129,7 @@ def test_wrong_key_is_a_clear_message_that_never_shows_the_key(fake, store):
     assert KEY not in str(err.value) and "rejected the API key" in str(err.value)
     fake.replies = [(401, {})]
     r = run(store, llm_for(fake))
-    assert r.models["writer"] == "extractive" and KEY not in r.to_json()
+    assert r.models["writer"] == "extractive" and KEY not in to_json(r)
     assert KEY not in repr(LLMConfig("groq", "u", KEY))
 
 

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from anchor_core.ask.report import AskReport, CheckedClaim, ClaimAnchor, Source
-from anchor_core.exports import ExportError, export, filename, read_export, to_pdf
+from anchor_core.render import ExportError, export, filename, read_export, to_html, to_markdown, to_pdf
+from anchor_core.report import CheckedClaim, ClaimAnchor, Report, Source
 from anchor_core.reports import ReportStore, ReviewError, RunNotFound
 from anchor_core.scorers import make_scorer
 from anchor_core.verify import verify_answer
@@ -17,7 +17,7 @@ from tests.payloads import HOSTILE, IMAGE, JS_LINK, ONERROR, RUN_ID, SCRIPT, hos
 TEXT = "1. Providers shall keep logs --> for six months. 2. Deployers may <b>inform</b> users."
 
 
-def ask_report(quote: str = "Providers shall keep logs --> for six months.") -> AskReport:
+def ask_report(quote: str = "Providers shall keep logs --> for six months.") -> Report:
     start = TEXT.index(quote)
     src = Source(n=1, chunk_id="c1", unit_id="article-12", part="1", label="Article 12(1)", doc_id="doc",
                  start=0, end=len(TEXT), text=TEXT, score=0.8, path="article-12(1) ← annex-3", unit_sha256="ab" * 32)
@@ -27,7 +27,7 @@ def ask_report(quote: str = "Providers shall keep logs --> for six months.") -> 
                            verdict="supported", anchor=anchor),
               CheckedClaim(text="Deployers must delete logs.", supported=False, verdict="unsupported",
                            reasons=["no supporting sentence"])]
-    return AskReport(question="How long are logs kept? </script> “quoted”", corpus="demo", corpus_version="v1",
+    return Report(kind="ask", question="How long are logs kept? </script> “quoted”", corpus="demo", corpus_version="v1",
                      refused=False, answer="Logs are kept for six months [1].", claims=claims, sources=[src],
                      models={"embedder": "hash-bow-384", "scorer": "learned"})
 
@@ -40,9 +40,9 @@ def rs(tmp_path):
 def test_save_review_and_list_with_filters(rs):
     run = rs.save(ask_report())
     v = verify_answer("Providers shall keep logs for six months.", {"art12": TEXT}, scorer=make_scorer("lexical"))
-    vrun = rs.save(v, sources={"art12": TEXT})
+    vrun = rs.save(v)
     assert [c.status for c in run.claims] == ["supported", "unsupported"]
-    assert vrun.claims[0].doc_sha256 and vrun.verify.sources["art12"] == TEXT
+    assert vrun.claims[0].anchor.unit_sha256 and rs.get(vrun.id).sources[0].text == TEXT
 
     rs.review(run.id, 1, "needs_work", reviewer="  Ada  Auditor ", comment="cite Annex III too")
     rs.review(run.id, 1, "accepted", reviewer="Bo")
@@ -89,8 +89,8 @@ def test_every_export_reads_back_to_the_same_run(rs, fmt):
     data = export(run, fmt)
     back = read_export(data)
     assert back == run
-    c = back.claims[0]
-    assert TEXT[c.start:c.end] == c.quote and c.doc_sha256 == "ab" * 32 and c.threshold == 0.5
+    c = back.claims[0].anchor
+    assert TEXT[c.start:c.end] == c.quote and c.unit_sha256 == "ab" * 32 and c.threshold == 0.5
     if fmt in ("markdown", "html"):
         text = data.decode()
         # the human part shows the facts too, and hostile text cannot break out of the embedded record
@@ -104,7 +104,7 @@ def test_pdf_without_unicode_font_still_reads_back_exactly(rs):
     run = rs.save(ask_report())
     data = to_pdf(run, font=None)  # Helvetica fallback: typographic characters transliterated
     assert data.startswith(b"%PDF")
-    assert read_export(data).ask.question == run.ask.question  # the attached record keeps “” exactly
+    assert read_export(data).question == run.question  # the attached record keeps “” exactly
 
 
 def test_imported_run_keeps_marks_and_never_overwrites(rs, tmp_path):
@@ -134,9 +134,9 @@ def test_bad_exports_are_explained(data, message):
 def test_export_json_is_the_documented_record(rs):
     run = rs.save(ask_report())
     doc = json.loads(export(run, "json"))
-    assert doc["format"] == "anchor-report" and doc["format_version"] == 1
-    assert doc["run"]["ask"]["claims"][0]["anchor"]["unit_sha256"] == "ab" * 32
-    assert doc["run"]["ask"]["corpus_version"] == "v1" and doc["run"]["ask"]["models"]["scorer"] == "learned"
+    assert doc["format"] == "anchor-report" and doc["format_version"] == 2 and doc["kind"] == "ask"
+    assert doc["claims"][0]["anchor"]["unit_sha256"] == "ab" * 32
+    assert doc["corpus_version"] == "v1" and doc["models"]["scorer"] == "learned"
 
 
 def hostile_run(rs):
@@ -162,32 +162,32 @@ def test_hostile_text_is_inert_in_exports_and_reads_back_exactly(rs, fmt):
     assert record.count("</script>") == (1 if fmt == "html" else 0) and "<" not in record.split("</script>")[0]
     back = read_export(data)
     assert back == run
-    assert back.id == RUN_ID and back.ask.question == f"How long? {SCRIPT}"
+    assert back.id == RUN_ID and back.question == f"How long? {SCRIPT}"
     assert re.fullmatch(r"anchor-ask-[a-z0-9-]+-scriptdocumenttitlepwnedscript\.(md|html)", filename(run, fmt))
-    assert back.claims[0].quote == f"Providers shall keep logs {HOSTILE} for six months."
+    assert back.claims[0].anchor.quote == f"Providers shall keep logs {HOSTILE} for six months."
     assert back.reviews[0].comment == f"see {IMAGE} {JS_LINK}"
 
 
 def test_a_look_alike_record_in_the_text_is_not_read_back(rs):
     run = hostile_run(rs)
     fake = '<!-- anchor-report-json {"format": "anchor-report", "run": {"id": "fake"}} -->'
-    run = run.model_copy(update={"ask": run.ask.model_copy(update={"answer": fake})})
+    run = run.model_copy(update={"answer": fake})
     for fmt in ("markdown", "html"):
         assert read_export(export(run, fmt)) == run
 
 
 def test_ask_and_verify_markdown_reports_escape_their_text(rs):
-    ask_md = hostile_run(rs).ask.to_markdown()
+    ask_md = to_markdown(hostile_run(rs), record=False)  # the human part; the record is checked above
     assert live_markup(ask_md) == [] and "&lt;script&gt;" in ask_md
     source = f"Providers shall keep logs {HOSTILE} for six months."
     answer = f'Providers shall keep logs {IMAGE} for six months.<cite id="art12"/> {SCRIPT} is a claim too.'
     v = verify_answer(answer, {"art12": source}, scorer=make_scorer("lexical"))
     assert IMAGE in v.claims[0].text  # the record keeps the text exactly; only the rendering escapes it
-    assert live_markup(v.to_markdown()) == []
-    assert "<script>" not in v.to_html() and "<img" not in v.to_html()
+    assert live_markup(to_markdown(v, record=False)) == []
+    assert "<script>" not in to_html(v).split("id='anchor-report'>")[0] and "<img" not in to_html(v)
 
 
 def test_an_imported_run_with_an_odd_id_gets_a_plain_one(rs, tmp_path):
     exported = export(hostile_run(rs), "json")
     other = ReportStore(tmp_path / "other.db").import_run(read_export(exported))
-    assert re.fullmatch(r"[A-Za-z0-9_-]+", other.id) and other.ask.question == f"How long? {SCRIPT}"
+    assert re.fullmatch(r"[A-Za-z0-9_-]+", other.id) and other.question == f"How long? {SCRIPT}"

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anchor_core.cli import main
+from anchor_core.render import to_html, to_json, to_markdown
 from anchor_core.scorers import make_scorer
 from anchor_core.verify import CiteError, _tags, parse_answer, verify_answer
 
@@ -47,10 +48,11 @@ def test_verify_answer_report():
     assert r.verified_fraction == 0.5 and not r.passed
     a = r.claims[0].anchor
     assert SOURCES["art99"][a.start:a.end] == a.quote
-    assert "not supported by cited source art4" in r.claims[1].reason
-    md, js, ht = r.to_markdown(), json.loads(r.to_json()), r.to_html()
-    assert "Verified: 50%" in md and js["verified_fraction"] == 0.5 and "<table>" in ht
-    assert js["sources"]["art99"] and len(js["sources"]["art99"]) == 64
+    assert "not supported by cited source art4" in " ".join(r.claims[1].reasons)
+    md, js, ht = to_markdown(r), json.loads(to_json(r)), to_html(r)
+    assert "50% verified" in md and js["verified_fraction"] == 0.5 and "class='claim unsupported'" in ht
+    art99 = next(s for s in js["sources"] if s["unit_id"] == "art99")
+    assert art99["unit_sha256"] and len(art99["unit_sha256"]) == 64 and art99["text"] == SOURCES["art99"]
 
 
 def test_compound_claim_needs_every_atom():
@@ -62,13 +64,13 @@ def test_compound_claim_needs_every_atom():
 
 def test_no_claims_is_not_a_pass():
     r = verify_answer("Ok.", SOURCES, scorer=LEX)
-    assert r.claims == [] and r.verified_fraction == 0.0 and not r.passed and "no claims" in r.note
+    assert r.claims == [] and r.verified_fraction == 0.0 and not r.passed and "no claims" in " ".join(r.notes)
 
 
 def test_uncited_answer_is_checked_against_all_sources():
     r = verify_answer("Providers and deployers shall ensure a sufficient level of AI literacy of their staff.",
                       SOURCES, scorer=LEX)
-    assert r.claims[0].verdict == "supported" and r.claims[0].atoms[0].source_id == "art4"
+    assert r.claims[0].verdict == "supported" and r.claims[0].atoms[0].anchor.unit_id == "art4"
 
 
 def test_cli_verify_exit_codes(tmp_path, capsys):

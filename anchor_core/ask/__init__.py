@@ -8,10 +8,10 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {
-    "ask": "pipeline", "AskSettings": "pipeline", "LLM": "pipeline",
-    "AskReport": "report", "CheckedClaim": "report", "ClaimAnchor": "report", "GateDecision": "report",
+    "ask": "ask.pipeline", "AskSettings": "ask.pipeline", "LLM": "ask.pipeline",
+    "Report": "report", "CheckedClaim": "report", "ClaimAnchor": "report", "GateDecision": "report",
     "Source": "report", "TraceEvent": "report",
-    "recheck": "rechecks", "Recheck": "rechecks",
+    "recheck": "recheck", "Recheck": "recheck",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -19,5 +19,5 @@ __all__ = sorted(_EXPORTS)
 
 def __getattr__(name: str):
     if name in _EXPORTS:
-        return getattr(importlib.import_module(f"anchor_core.ask.{_EXPORTS[name]}"), name)
+        return getattr(importlib.import_module(f"anchor_core.{_EXPORTS[name]}"), name)
     raise AttributeError(f"module 'anchor_core.ask' has no attribute {name!r}")

@@ -11,9 +11,9 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from anchor_core.ask.pipeline import AskSettings, ask
-from anchor_core.ask.report import AskReport
 from anchor_core.embeddings import Embedder
 from anchor_core.errors import QueryError
+from anchor_core.report import Report
 from anchor_core.stores.base import Store
 
 TOPICS: list[tuple[str, str]] = [
@@ -63,7 +63,7 @@ class Assessment(BaseModel):
         return "\n".join(lines)
 
 
-def _provisions(r: AskReport) -> list[Provision]:
+def _provisions(r: Report) -> list[Provision]:
     out: list[Provision] = []
     labels = {s.n: s.label for s in r.sources}
     for c in sorted(r.claims, key=lambda c: -(c.anchor.score if c.anchor else 0)):

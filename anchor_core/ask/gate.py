@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
-from anchor_core.ask.report import GateDecision
 from anchor_core.models import Filters, Hit
+from anchor_core.report import GateDecision
 from anchor_core.scorers.text import stem
 from anchor_core.segment import sentences
 from anchor_core.stores.base import Store

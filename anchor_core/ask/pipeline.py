@@ -2,7 +2,7 @@
 
 Each stage is a function over typed records and emits a :class:`TraceEvent` (stage, decision,
 scores, timing) through ``on_event`` as it finishes, so the CLI can print "what it did" and the
-dashboard can show the run live. The result is an :class:`AskReport`: an answer whose every claim
+dashboard can show the run live. The result is a :class:`~anchor_core.report.Report`: an answer whose every claim
 is anchored to an exact span of a stored unit (``unit.text[start:end] == quote``), or a refusal
 with its reason.
 
@@ -24,14 +24,15 @@ from dataclasses import dataclass
 import numpy as np
 from pydantic import BaseModel, Field, field_validator
 
-from anchor_core.anchoring import Anchor, InputError, best_anchor, decompose
+from anchor_core.anchoring import InputError, decompose
 from anchor_core.ask import gate as gate_mod
 from anchor_core.ask.llm import ChatClient, LLMAuthError, LLMConfig, LLMError, make_client
-from anchor_core.ask.report import REFUSAL_TEXT, AskReport, CheckedClaim, ClaimAnchor, GateDecision, Source, TraceEvent
 from anchor_core.ask.writers import Draft, DraftClaim, ExtractiveWriter, LLMWriter, llm_decompose, llm_judge
+from anchor_core.check import check
 from anchor_core.embeddings import Embedder, Progress
 from anchor_core.errors import QueryError
 from anchor_core.models import CorpusInfo, Hit, Unit
+from anchor_core.report import REFUSAL_TEXT, CheckedClaim, GateDecision, Report, Source, TraceEvent
 from anchor_core.retrieve import RetrievalSettings, retrieve
 from anchor_core.scorers import DEFAULT_SCORER, SCORERS, Scorer, build_scorer
 from anchor_core.stores.base import Store
@@ -248,18 +249,18 @@ def rewrite_query(question: str) -> str:
 
 
 def _refusal(question, corpus, info_version, run: _Run, code: str, reason: str, *, sources, gate, models,
-             settings, t_all) -> AskReport:
+             settings, t_all, threshold: float) -> Report:
     t = time.perf_counter()
     run.emit("report", f"refused: {reason}", t0=t, decision="refuse", code=code)
-    return AskReport(question=question, corpus=corpus, corpus_version=info_version, refused=True,
-                     reason=reason or REFUSAL_TEXT.get(code, ""), reason_code=code, sources=sources, gate=gate,
-                     trace=run.events, models=models, settings=settings.model_dump(), notes=run.notes,
-                     timings_ms={"total": round((time.perf_counter() - t_all) * 1000, 1)})
+    return Report(kind="ask", question=question, corpus=corpus, corpus_version=info_version, refused=True,
+                  reason=reason or REFUSAL_TEXT.get(code, ""), reason_code=code, sources=sources, gate=gate,
+                  trace=run.events, models=models, threshold=threshold, settings=settings.model_dump(),
+                  notes=run.notes, timings_ms={"total": round((time.perf_counter() - t_all) * 1000, 1)})
 
 
 def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
         settings: AskSettings | None = None, llm: LLM | None = None, scorer: Scorer | None = None,
-        on_event: Callable[[TraceEvent], None] | None = None) -> AskReport:
+        on_event: Callable[[TraceEvent], None] | None = None) -> Report:
     """Answer ``question`` from ``corpus`` with every claim anchored, or refuse with a reason."""
     s = settings or AskSettings()
     t_all = time.perf_counter()
@@ -276,7 +277,7 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
     problem = _language_problem(question)
     if problem:
         return _refusal(question, corpus, info.version, run, "bad_question", problem, sources=[], gate=None,
-                        models=models, settings=s, t_all=t_all)
+                        models=models, settings=s, t_all=t_all, threshold=scorer.threshold)
 
     hits, units, rel, qvec, vecs = _retrieve(question, run, store=store, embedder=embedder, info=info, settings=s)
     # IDF of the question's terms in this corpus (0 = never mentioned): the gate and the writer both weigh by it
@@ -300,34 +301,34 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
             sources = _sources(hits, units, rel)
             code = decision.code or "not_answered"
             return _refusal(question, corpus, info.version, run, code, decision.reason, sources=sources,
-                            gate=decision, models=models, settings=s, t_all=t_all)
+                            gate=decision, models=models, settings=s, t_all=t_all, threshold=scorer.threshold)
 
     sources = _sources(hits, units, rel)
     if not sources:
         return _refusal(question, corpus, info.version, run, "no_evidence", REFUSAL_TEXT["no_evidence"], sources=[],
-                        gate=decision, models=models, settings=s, t_all=t_all)
+                        gate=decision, models=models, settings=s, t_all=t_all, threshold=scorer.threshold)
 
     draft = _write(question, sources, run, settings=s, llm=llm, weights=weights)
     models["writer"] = draft.writer
     if draft.refused:
         return _refusal(question, corpus, info.version, run, "writer_refused",
                         f"the writer refused after reading the sources: {draft.reason}", sources=sources,
-                        gate=decision, models=models, settings=s, t_all=t_all)
+                        gate=decision, models=models, settings=s, t_all=t_all, threshold=scorer.threshold)
 
     claims, models["decomposer"] = _decompose(draft, run, llm=llm)
     checked = _anchor(claims, sources, units, run, scorer=scorer)
     if s.verify and checked and not any(c.supported for c in checked):
         return _refusal(question, corpus, info.version, run, "all_unsupported",
                         f"{REFUSAL_TEXT['all_unsupported']} ({len(checked)} checked)", sources=sources,
-                        gate=decision, models=models, settings=s, t_all=t_all)
+                        gate=decision, models=models, settings=s, t_all=t_all, threshold=scorer.threshold)
     t = time.perf_counter()
     bad = sum(not c.supported for c in checked)
     run.emit("report", f"checked {count(len(checked), 'statement')}, {bad} not supported", t0=t,
              decision="answer" if not bad else "answer_with_flags")
-    return AskReport(question=question, corpus=corpus, corpus_version=info.version, refused=False,
-                     answer=draft.answer, claims=checked, sources=sources, gate=decision, trace=run.events,
-                     models=models, settings=s.model_dump(), notes=run.notes,
-                     timings_ms={"total": round((time.perf_counter() - t_all) * 1000, 1)})
+    return Report(kind="ask", question=question, corpus=corpus, corpus_version=info.version, refused=False,
+                  answer=draft.answer, claims=checked, sources=sources, gate=decision, trace=run.events,
+                  models=models, threshold=scorer.threshold, settings=s.model_dump(), notes=run.notes,
+                  timings_ms={"total": round((time.perf_counter() - t_all) * 1000, 1)})
 
 
 def _write(question: str, sources: list[Source], run: _Run, *, settings: AskSettings, llm: LLM | None,
@@ -385,51 +386,12 @@ def _atoms(text: str) -> list[str]:
         return [text]
 
 
-def _best(claim: str, sources: list[Source], scorer: Scorer, used: dict[int, set[int]]
-          ) -> tuple[Source, Anchor] | None:
-    best: tuple[Source, Anchor] | None = None
-    for src in sources:
-        try:
-            a = best_anchor(claim, src.text, scorer=scorer, used=used.setdefault(src.n, set()))
-        except InputError:
-            continue
-        if a is not None and (best is None or (a.supported, a.score, src.direct) > (best[1].supported, best[1].score,
-                                                                                   best[0].direct)):
-            best = (src, a)
-    return best
-
-
 def _anchor(claims: list[DraftClaim], sources: list[Source], units: dict[str, Unit], run: _Run, *,
             scorer: Scorer) -> list[CheckedClaim]:
     t = time.perf_counter()
-    used: dict[int, set[int]] = {}
-    out: list[CheckedClaim] = []
-    for c in claims:
-        found = _best(c.text, sources, scorer, used)
-        if found is None:
-            out.append(CheckedClaim(text=c.text, cited=c.cited, supported=False, verdict="unsupported",
-                                    reasons=["no sentence of the retrieved sources is similar"], atoms=[c.text]))
-            continue
-        src, a = found
-        if a.supported:
-            used.setdefault(src.n, set()).update(a.sentences)
-        unit = units.get(src.unit_id)
-        start, end = src.start + a.start, src.start + a.end
-        if unit is not None:
-            assert unit.text[start:end] == a.quote, "anchor offsets must point into the stored unit text"
-        anchor = ClaimAnchor(source=src.n, unit_id=src.unit_id, part=src.part, doc_id=src.doc_id, page=src.page,
-                             quote=a.quote, start=start, end=end, score=a.score, method=a.method,
-                             threshold=a.threshold, unit_sha256=src.unit_sha256)
-        flags, reasons = list(a.flags), list(a.reasons)
-        if c.cited and a.supported and src.n not in c.cited:
-            flags.append("wrong_source")
-            reasons.append(f"marker [{', '.join(map(str, c.cited))}] names the wrong source: the support is in "
-                           f"[{src.n}] {src.label}")
-        verdict = "supported" if a.supported else "unsupported"
-        if not a.supported:
-            reasons.insert(0, f"best span in [{src.n}] {src.label} scores {a.score:.2f} < {a.threshold:.2f}")
-        out.append(CheckedClaim(text=c.text, cited=c.cited, supported=a.supported, verdict=verdict, flags=flags,
-                                reasons=reasons, atoms=[c.text], anchor=anchor))
+    # Every claim against every retrieved source (a marker is the writer's hint, checked as wrong_source);
+    # no embedder: the scorer was calibrated without the dense candidate search.
+    out = check(claims, sources, scorer=scorer, embedder=None, units={k: u.text for k, u in units.items()})
     bad = sum(not c.supported for c in out)
     run.emit("anchor", f"checked {count(len(out), 'statement')}, {bad} unsupported", t0=t,
              decision="ok" if not bad else "flags", scores=[c.anchor.score if c.anchor else 0.0 for c in out])

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from anchor_core.ask.gate import answer_type, has_type
 from anchor_core.ask.llm import ChatClient, LLMError
-from anchor_core.ask.report import Source
+from anchor_core.report import Source
 from anchor_core.scorers.text import stem
 from anchor_core.segment import sentences
 from anchor_core.text import words

@@ -68,7 +68,7 @@ if asked or demo:
 run_id = st.session_state.get("ask_run")
 if run_id:
     run = R.safe(R.reports().get, run_id, what="Opening the last answer")
-    if run is not None and run.ask is not None:
+    if run is not None and run.kind == "ask":
         W.show_ask_run(run, store)
 else:
     st.info(f"Ask a question about **{md_escape(corpus, inline=True)}**. The pipeline trace appears live; "

@@ -7,8 +7,9 @@ import resources as R
 import streamlit as st
 import widgets as W
 
-from anchor_core import exports
-from anchor_core.reports import VERDICTS, SavedRun
+from anchor_core import render
+from anchor_core.report import Report
+from anchor_core.reports import VERDICTS
 from anchor_core.safe import html_escape, md_code, md_escape
 
 st.title("Reports")
@@ -31,7 +32,7 @@ with st.expander("Import an exported report (.json, .md, .html or .pdf)"):
     up = st.file_uploader("Exported report", type=["json", "md", "html", "pdf"], key="rep_import")
     if up is not None and st.button("Import", key="rep_import_btn"):
         with R.guard("Importing"):
-            imported = rs.import_run(exports.read_export(up.getvalue(), name=up.name))
+            imported = rs.import_run(render.read_export(up.getvalue(), name=up.name))
             st.session_state["open_run"] = imported.id
             st.success(f"Imported run {md_code(imported.id)} with {len(imported.reviews)} reviewer marks.",
                        icon=":material/check:")
@@ -61,11 +62,11 @@ with st.expander("Charts: score distribution and verified fraction", expanded=Fa
     c1, c2 = st.columns(2)
     scores = go.Figure()
     for status, color in (("supported", "#17692e"), ("flagged", "#c48a00"), ("unsupported", "#a11")):
-        xs = [c.score for r in runs for c in r.claims if c.status == status and c.score is not None]
+        xs = [c.anchor.score for r in runs for c in r.claims if c.status == status and c.anchor]
         if xs:
             scores.add_trace(go.Histogram(x=xs, name=status, marker_color=color, xbins={"size": 0.05},
                                           opacity=0.8))
-    thresholds = sorted({round(c.threshold, 2) for r in runs for c in r.claims if c.threshold is not None})
+    thresholds = sorted({round(c.anchor.threshold, 2) for r in runs for c in r.claims if c.anchor})
     for t in thresholds[:3]:
         scores.add_vline(x=t, line_dash="dot", annotation_text=f"threshold {t:.2f}")
     scores.update_layout(barmode="stack", title="Support scores of claims", xaxis_title="score",
@@ -92,7 +93,7 @@ elif st.session_state.get("rep_open") not in ids:
     st.session_state["rep_open"] = ids[0]
 run_id = st.selectbox("Open run", ids, format_func=lambda i: titles[i], key="rep_open")
 
-run: SavedRun | None = R.safe(rs.get, run_id, what="Opening the run")
+run: Report | None = R.safe(rs.get, run_id, what="Opening the run")
 if run is None:
     st.stop()
 st.divider()
@@ -100,11 +101,10 @@ store = R.safe(R.store, what="Opening the store")
 
 if run.kind == "ask":
     W.show_ask_run(run, store, key="review")
-elif run.verify is not None:
-    rep = run.verify.report
+else:
     st.subheader("Verification: " + md_escape(run.title, inline=True))
-    st.caption(f"scorer {md_code(rep.scorer)} (threshold {rep.threshold:.2f}) · embedder "
-               f"{md_code(rep.embedder or 'none')} · run {md_code(run.id)}")
+    st.caption(f"scorer {md_code(run.models.get('scorer', ''))} (threshold {run.threshold or 0:.2f}) · embedder "
+               f"{md_code(run.models.get('embedder', 'none'))} · run {md_code(run.id)}")
     W.metrics(run)
     with st.container(border=True):
         st.markdown(md_escape(run.answer))
@@ -112,24 +112,25 @@ elif run.verify is not None:
     if shown:
         c1, c2 = st.columns([5, 6], gap="large")
         with c1:
-            pick = st.radio("Claims — select one to see its evidence", list(range(len(shown))),
-                            format_func=lambda i: W.claim_label(shown[i]), key=f"review_vclaim_{run.id}")
+            options: list[int] = list(range(len(shown)))
+            pick = st.radio("Claims — select one to see its evidence", options,
+                            format_func=lambda i: W.claim_label(shown[i], i + 1), key=f"review_vclaim_{run.id}")
         with c2:
-            W.claim_evidence(run, shown[pick or 0], sources=run.verify.sources)
+            W.claim_evidence(run, (pick or 0) + 1)
 
 claims = run.claims
 if claims:
     st.subheader("Review")
     latest = run.latest_reviews
-    st.dataframe([{"claim": c.index, "status": c.status, "text": c.text,
-                   "verdict": VERDICTS[latest[c.index].verdict] if c.index in latest else "not reviewed",
-                   "by": latest[c.index].reviewer if c.index in latest else "",
-                   "at": latest[c.index].at.replace("T", " ") if c.index in latest else "",
-                   "comment": latest[c.index].comment if c.index in latest else ""} for c in claims],
+    st.dataframe([{"claim": i, "status": c.status, "text": c.text,
+                   "verdict": VERDICTS[latest[i].verdict] if i in latest else "not reviewed",
+                   "by": latest[i].reviewer if i in latest else "",
+                   "at": latest[i].at.replace("T", " ") if i in latest else "",
+                   "comment": latest[i].comment if i in latest else ""} for i, c in enumerate(claims, 1)],
                  hide_index=True, width="stretch")
     with st.form(f"review_form_{run.id}", clear_on_submit=True):
         c1, c2 = st.columns([2, 3])
-        claim_no = c1.selectbox("Claim", [c.index for c in claims], key=f"rev_claim_{run.id}",
+        claim_no = c1.selectbox("Claim", list(range(1, len(claims) + 1)), key=f"rev_claim_{run.id}",
                                 format_func=lambda i: f"{i}. {claims[i - 1].text[:70]}")
         verdict = c1.radio("Verdict", list(VERDICTS), format_func=VERDICTS.get, horizontal=True,
                            key=f"rev_verdict_{run.id}")
@@ -154,16 +155,16 @@ if claims:
 st.subheader("Export and re-check")
 cols = st.columns(5)
 for col, (fmt, label) in zip(cols, [("markdown", "Markdown"), ("json", "JSON"), ("html", "HTML"), ("pdf", "PDF")]):
-    data = R.safe(exports.export, run, fmt, what=f"Preparing the {label} export")
+    data = R.safe(render.export, run, fmt, what=f"Preparing the {label} export")
     if data is not None:
-        col.download_button(label, data, file_name=exports.filename(run, fmt), mime=exports.FORMATS[fmt][1],
+        col.download_button(label, data, file_name=render.filename(run, fmt), mime=render.FORMATS[fmt][1],
                             icon=":material/download:", key=f"dl_{fmt}_{run.id}")
 if run.kind == "ask":
     if cols[4].button("Re-check against current corpus", icon=":material/published_with_changes:"):
         with R.guard("Re-checking"):
-            from anchor_core.ask import recheck
+            from anchor_core.recheck import recheck
 
-            result = recheck(run.ask, store)
+            result = recheck(run, store)
             if result.corpus_version_then != result.corpus_version_now:
                 st.info(f"Corpus {md_code(result.corpus)} was re-ingested since this run.", icon=":material/update:")
             icon = {"unchanged": "🟢", "same": "🟢", "moved": "🟡", "changed": "🟠", "gone": "🔴", "no_anchor": "⚪"}

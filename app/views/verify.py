@@ -70,36 +70,27 @@ if st.button("Verify", type="primary", icon=":material/fact_check:"):
                 emb = R.embedder() if semantic else None
                 report = verify_answer(answer, sources, scorer=R.scorer(scorer_name, with_embedder=semantic),
                                        embedder=emb)
-            st.session_state["verify_run"] = R.reports().save(report, sources=sources).id
+            st.session_state["verify_run"] = R.reports().save(report).id
 
 run_id = st.session_state.get("verify_run")
 run = R.safe(R.reports().get, run_id, what="Opening the last verification") if run_id else None
-if run is not None and run.verify is not None:
+if run is not None and run.kind == "verify":
     st.divider()
-    rep = run.verify.report
     st.subheader("Verification report")
-    st.caption(f"scorer {md_code(rep.scorer)} (threshold {rep.threshold:.2f}) · embedder "
-               f"{md_code(rep.embedder or 'none')} · run {md_code(run.id)} saved — review and export it on the "
-               "Reports page")
-    if rep.note:
-        st.warning(md_escape(rep.note), icon=":material/warning:")
+    st.caption(f"scorer {md_code(run.models.get('scorer', ''))} (threshold {run.threshold or 0:.2f}) · embedder "
+               f"{md_code(run.models.get('embedder', 'none'))} · run {md_code(run.id)} saved — review and export it "
+               "on the Reports page")
+    for note in run.notes:
+        st.warning(md_escape(note), icon=":material/warning:")
     W.metrics(run)
     claims = run.claims
     if claims:
         c1, c2 = st.columns([5, 6], gap="large")
         with c1:
             pick = st.radio("Claims — select one to see its evidence", range(len(claims)),
-                            format_func=lambda i: W.claim_label(claims[i]), key=f"verify_claim_{run.id}")
+                            format_func=lambda i: W.claim_label(claims[i], i + 1), key=f"verify_claim_{run.id}")
         with c2:
-            W.claim_evidence(run, claims[pick], sources=run.verify.sources)
-            atoms = rep.claims[pick].atoms
-            if len(atoms) > 1:
-                st.markdown("**Parts of the claim**")
-                for a in atoms:
-                    mark = ":green[:material/check:]" if a.supported else ":red[:material/close:]"
-                    where = (f" → {md_code(a.source_id or '')} \\[{a.anchor.start}:{a.anchor.end}\\]"
-                             if a.anchor else "")
-                    st.markdown(f"{mark} {md_escape(a.text, inline=True)}{where}")
+            W.claim_evidence(run, pick + 1)
     if st.button("Review and export this run", icon=":material/rate_review:"):
         st.session_state["open_run"] = run.id
         st.switch_page("views/reports.py")

@@ -1,0 +1,126 @@
+"""``check``: the one anchoring stage. Claims in; each claim anchored to the best span of the given
+sources, with a verdict, flags and reasons, out. Both ``ask`` and ``verify_answer`` call it.
+
+A span is found by :func:`anchor_core.anchoring.best_anchor` (sentence candidates → verbatim fast
+path | scorer → verdict); offsets are mapped from the source text into the stored unit text, so
+``unit.text[start:end] == quote``. A sentence that supported one claim is avoided for the next
+when a near-equal span exists elsewhere.
+
+Two options say how the caller's claims are meant, and are the only difference between ask and
+verify today (the verdicts issue will decide them once for both):
+
+- ``cited_only``: check a claim only against the sources its markers name (verify, where a cite is
+  the author's statement), instead of against every source with a wrong marker flagged
+  ``wrong_source`` (ask, where the writer's marker is a hint);
+- ``split_atoms``: split each claim into atoms and anchor each atom in its own best source, the
+  claim being ``partially_supported`` when only some are (verify); otherwise a compound claim must be
+  carried by one source (ask).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+from anchor_core.anchoring import Anchor, InputError, best_anchor, decompose
+from anchor_core.embeddings import Embedder
+from anchor_core.report import Atom, CheckedClaim, ClaimAnchor, Source, Verdict
+from anchor_core.scorers import Scorer
+
+
+class Claim(Protocol):
+    text: str
+    cited: list[int]
+
+
+def check(claims: Sequence[Claim], sources: Sequence[Source], *, scorer: Scorer, embedder: Embedder | None = None,
+          units: Mapping[str, str] | None = None, cited_only: bool = False,
+          split_atoms: bool = False) -> list[CheckedClaim]:
+    """Anchor every claim in ``sources``; see the module docstring for the options.
+
+    Args:
+        units: stored unit texts by unit id, when known: each anchor is checked to point into them.
+    """
+    by_n = {s.n: s for s in sources}
+    used: dict[int, set[int]] = {}
+    out: list[CheckedClaim] = []
+    for c in claims:
+        cited = [by_n[n] for n in dict.fromkeys(c.cited) if n in by_n] if cited_only else []
+        pool = cited or list(sources)
+        atoms: list[Atom] = []
+        wrong: list[Source] = []
+        for part in (_atoms(c.text) if split_atoms else [c.text]):
+            found = _best(part, pool, scorer, embedder, used, whole=not split_atoms)
+            if found is None:
+                atoms.append(Atom(text=part))
+                continue
+            src, a = found
+            if a.supported:
+                used.setdefault(src.n, set()).update(a.sentences)
+                if c.cited and src.n not in c.cited:
+                    wrong.append(src)
+            atoms.append(Atom(text=part, supported=a.supported, anchor=_anchor(src, a, units),
+                              reasons=list(a.reasons)))
+        out.append(_claim(c, atoms, wrong, cited, by_n))
+    return out
+
+
+def _atoms(text: str) -> list[str]:
+    try:
+        return decompose(text)
+    except InputError:
+        return [text]
+
+
+def _best(claim: str, sources: list[Source], scorer: Scorer, embedder: Embedder | None, used: dict[int, set[int]],
+          *, whole: bool) -> tuple[Source, Anchor] | None:
+    best: tuple[Source, Anchor] | None = None
+    for src in sources:
+        try:
+            a = best_anchor(claim, src.text, scorer=scorer, embedder=embedder, used=used.setdefault(src.n, set()),
+                            atoms=whole)
+        except InputError:
+            continue
+        if a is not None and (best is None or (a.supported, a.score, src.direct) > (best[1].supported, best[1].score,
+                                                                                   best[0].direct)):
+            best = (src, a)
+    return best
+
+
+def _anchor(src: Source, a: Anchor, units: Mapping[str, str] | None) -> ClaimAnchor:
+    start, end = src.start + a.start, src.start + a.end
+    text = (units or {}).get(src.unit_id)
+    if text is not None and text[start:end] != a.quote:
+        raise RuntimeError(f"anchor offsets [{start}:{end}] do not point at the quote in {src.unit_id}")
+    return ClaimAnchor(source=src.n, unit_id=src.unit_id, part=src.part, doc_id=src.doc_id, page=src.page,
+                       quote=a.quote, start=start, end=end, score=a.score, method=a.method, threshold=a.threshold,
+                       unit_sha256=src.unit_sha256, flags=list(a.flags))
+
+
+def _claim(c: Claim, atoms: list[Atom], wrong: list[Source], cited: list[Source],
+           by_n: dict[int, Source]) -> CheckedClaim:
+    ok = sum(a.supported for a in atoms)
+    verdict: Verdict = "supported" if ok == len(atoms) else "partially_supported" if ok else "unsupported"
+    found = [a.anchor for a in atoms if a.anchor is not None]
+    flags = list(dict.fromkeys(f for a in found for f in a.flags))
+    where = (f"cited source{'s' if len(cited) != 1 else ''} {', '.join(s.label for s in cited)}" if cited
+             else "the sources")
+    reasons: list[str] = []
+    for atom in atoms:
+        a = atom.anchor
+        about = f"“{atom.text}” " if len(atoms) > 1 else ""
+        if a is None:
+            reasons.append(f"{about}not supported: no sentence of {where} is similar")
+            continue
+        if not atom.supported:
+            src = by_n[a.source]
+            reasons.append(f"{about}not supported by {where}: best span in [{src.n}] {src.label} scores "
+                           f"{a.score:.2f} < {a.threshold:.2f}")
+        reasons += [r for r in atom.reasons if r not in reasons]
+    for n in dict.fromkeys(s.n for s in wrong):
+        flags.append("wrong_source")
+        reasons.append(f"marker [{', '.join(map(str, c.cited))}] names the wrong source: the support is in "
+                       f"[{n}] {by_n[n].label}")
+    return CheckedClaim(text=c.text, cited=list(c.cited), line=getattr(c, "line", None),
+                        supported=verdict == "supported", verdict=verdict, flags=flags, reasons=reasons, atoms=atoms,
+                        anchor=max(found, key=lambda a: a.score) if found else None)

@@ -1,0 +1,471 @@
+"""Render a :class:`~anchor_core.report.Report` as CLI text, Markdown, JSON, HTML or PDF, and read
+any export back. The CLI, the dashboard and the reports database all render through here.
+
+Every export format carries the complete record as JSON (the JSON export is it; Markdown holds it
+in an HTML comment at the end, HTML in a ``<script type="application/json">`` element, PDF as an
+attached file ``anchor-report.json``), so :func:`read_export` restores the run — quotes, offsets,
+text hashes, scores, thresholds, gate signals, model ids, corpus version and every reviewer mark —
+from whichever file was kept. The human part of each format shows the same facts. Every text of a
+run is escaped on the way out (:func:`~anchor_core.safe.md_escape`, :func:`html.escape`,
+:func:`~anchor_core.safe.json_for_html`): a source sentence holding ``<script>`` or
+``![x](http://…)`` shows as those characters.
+
+>>> data = export(report, "pdf")                # doctest: +SKIP
+>>> read_export(data).claims[0].anchor.quote    # doctest: +SKIP
+'AI systems referred to in Annex III shall be considered to be high-risk.'
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from anchor_core.errors import AnchorError
+from anchor_core.models import utcnow
+from anchor_core.report import MARKS, CheckedClaim, Report, from_legacy
+from anchor_core.safe import json_for_html, md_code, md_escape
+from anchor_core.text import count
+
+FORMAT = "anchor-report"
+FORMAT_VERSION = 2
+"""2: the record is the report itself (one kind for ask and verify); 1: ``{"run": {"ask"|"verify": …}}``."""
+FORMATS: dict[str, tuple[str, str]] = {
+    "markdown": ("md", "text/markdown"),
+    "json": ("json", "application/json"),
+    "html": ("html", "text/html"),
+    "pdf": ("pdf", "application/pdf"),
+}
+SUFFIXES = {"." + ext: fmt for fmt, (ext, _) in FORMATS.items()}
+STATUS_MARK = {"supported": "✅ supported", "flagged": "⚠️ flagged", "unsupported": "❌ unsupported"}
+_MD_OPEN, _MD_CLOSE = "<!-- anchor-report-json", "-->"
+_FONT_CANDIDATES = [Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),
+                    Path("/usr/share/fonts/dejavu/DejaVuSans.ttf"),
+                    Path("/Library/Fonts/DejaVuSans.ttf"), Path("C:/Windows/Fonts/DejaVuSans.ttf")]
+
+
+class ExportError(AnchorError):
+    pass
+
+
+def payload(report: Report) -> dict[str, Any]:
+    return {"format": FORMAT, "format_version": FORMAT_VERSION,
+            "exported_at": utcnow().isoformat(timespec="seconds"), **report.model_dump(mode="json")}
+
+
+def to_json(report: Report) -> str:
+    return json.dumps(payload(report), ensure_ascii=False, indent=2)
+
+
+def _embedded_json(report: Report) -> str:
+    # No ``<``, ``>`` or ``&`` in it: the record can never close the comment or script holding it.
+    return json_for_html(payload(report))
+
+
+def filename(report: Report, fmt: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", report.title.lower()).strip("-")[:40] or report.kind
+    run_id = re.sub(r"[^A-Za-z0-9_-]+", "", report.id)[:64] or "run"  # an imported id may hold anything
+    return f"anchor-{report.kind}-{slug}-{run_id}.{FORMATS[fmt][0]}"
+
+
+def format_for(path: Path) -> str:
+    """The export format a file name asks for (``.md``, ``.html``, ``.pdf``; JSON otherwise)."""
+    return SUFFIXES.get(path.suffix.lower(), "json")
+
+
+def export(report: Report, fmt: str) -> bytes:
+    """The report in ``fmt`` (``markdown``, ``json``, ``html`` or ``pdf``) as bytes ready to save."""
+    if fmt not in FORMATS:
+        raise ExportError(f"unknown export format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+    if fmt == "pdf":
+        return to_pdf(report)
+    if fmt == "markdown":
+        return to_markdown(report).encode()
+    return (to_json(report) if fmt == "json" else to_html(report)).encode()
+
+
+# -- the facts every format shows -------------------------------------------------------------
+
+
+def header(r: Report) -> list[tuple[str, str]]:
+    rows = [("run", r.id or "not saved"), ("kind", r.kind), ("created", r.created_at)]
+    if r.kind == "ask":
+        rows.append(("corpus", f"{r.corpus} (version {r.corpus_version or 'unknown'})"))
+    rows.append(("models", ", ".join(f"{k} {v}" for k, v in r.models.items() if v) or "—"))
+    if r.threshold is not None:
+        rows.append(("threshold", f"{r.threshold:.2f} (the scorer's calibrated support threshold)"))
+    if r.settings:
+        rows.append(("settings", ", ".join(f"{k}={v}" for k, v in r.settings.items())))
+    if r.gate:
+        g = r.gate
+        th = ", ".join(f"{k} {v:.2f}" for k, v in g.thresholds.items())
+        rows.append(("gate", f"{g.verdict}, evidence score {g.score:.2f}{' (' + th + ')' if th else ''}: {g.reason}"
+                     + (f" (judge {g.judge})" if g.judge else "")))
+        if g.signals:
+            rows.append(("gate signals", ", ".join(f"{k} {_num(v)}" for k, v in g.signals.items())))
+    if r.kind == "verify":
+        rows.append(("sources", ", ".join(f"{s.label} sha256 {s.unit_sha256[:16]}…" for s in r.sources) or "—"))
+    n = len(r.claims)
+    supported = sum(c.status != "unsupported" for c in r.claims)
+    rows.append(("result", f"refused: {r.reason}" if r.refused else
+                 f"{r.verified_fraction:.0%} verified ({supported} of {n} claims anchored)"))
+    latest = r.latest_reviews
+    if n:
+        counts = {v: sum(m.verdict == v for m in latest.values()) for v in MARKS}
+        rows.append(("review", f"{len(latest)} of {n} claims reviewed: "
+                     + ", ".join(f"{c} {MARKS[v]}" for v, c in counts.items())))
+    return rows
+
+
+def _num(v: Any) -> str:
+    return f"{v:.3f}".rstrip("0").rstrip(".") if isinstance(v, float) else str(v)
+
+
+def anchor_line(r: Report, c: CheckedClaim) -> str:
+    a = c.anchor
+    if a is None:
+        return "no supporting sentence found"
+    where = [r.where(c)]
+    if a.page:
+        where.append(f"page {a.page}")
+    where.append(f"characters {a.start}–{a.end}")
+    where.append(f"score {a.score:.2f} ({a.method}, threshold {a.threshold:.2f})")
+    return ", ".join(where)
+
+
+def _atom_lines(r: Report, c: CheckedClaim) -> list[str]:
+    """A claim split into atoms: where each part is anchored."""
+    if len(c.atoms) < 2:
+        return []
+    out = []
+    for t in c.atoms:
+        a = t.anchor
+        s = r.source(a.source) if a else None
+        where = (f"{s.label if s else a.unit_id} [{a.start}:{a.end}] score {a.score:.2f} ({a.method}): “{a.quote}”"
+                 if a else "no supporting sentence")
+        out.append(f"part “{t.text}” {'supported' if t.supported else 'not supported'} → {where}")
+    return out
+
+
+def history(r: Report, claim: int) -> list[str]:
+    return [f"{MARKS[m.verdict]} by {m.reviewer} at {m.at}{': ' + m.comment if m.comment else ''}"
+            for m in r.reviews if m.claim == claim]
+
+
+def _cites(r: Report, c: CheckedClaim) -> str:
+    labels = [s.label for n in c.cited if (s := r.source(n))]
+    return f" [{', '.join(labels)}]" if r.kind == "verify" and labels else ""
+
+
+RECHECK_NOTE = ("To re-check: each quote must equal the stored text of its unit (ask) or source (verify) at "
+                "[start, end), and that text's SHA-256 must equal the hash given. The complete record is "
+                "embedded in this file: `anchor recheck FILE` reads it back, as do `anchor reports import` and the "
+                "dashboard's Reports page (Import).")
+
+
+# -- CLI text ---------------------------------------------------------------------------------
+
+
+def to_text(r: Report) -> str:
+    """The CLI rendering: answer, verification line, sources, what it did."""
+    out: list[str] = []
+    if r.refused:
+        out.append(f"Refused: {r.reason}")
+    else:
+        out.append(r.answer)
+        out.append(f"checked {count(r.checked, 'statement')}, {r.unsupported} not supported")
+        for i, c in enumerate(r.claims, 1):
+            if not c.supported or c.flags:
+                why = "; ".join(c.reasons[:2]) or ", ".join(c.flags)
+                out.append(f"  ! claim {i} {c.verdict}: {why}")
+    if r.sources:
+        out.append("sources")
+        for s in r.sources:
+            where = (f" {s.document}" if s.document else "") + (f" p.{s.page}" if s.page else "")
+            follow = f" (followed from {s.followed_from})" if s.followed_from else ""
+            snippet = " ".join(s.text.split())[:90]
+            out.append(f"  [{s.n}] {s.label:<16}{where} score {s.score:.2f}{follow}  {snippet}…")
+    if r.trace:
+        out.append("what it did")
+    for e in r.trace:
+        out.append(f"  {e.stage}: {e.message}")
+    for n in r.notes:
+        out.append(f"  note: {n}")
+    return "\n".join(out)
+
+
+# -- Markdown ---------------------------------------------------------------------------------
+
+
+def to_markdown(r: Report, *, record: bool = True) -> str:
+    """The report as Markdown, every text from the run escaped; ``record=False`` leaves out the embedded
+    record (for reading in a terminal)."""
+    m = md_escape
+    out = [f"# {m(r.title, inline=True)}", ""]
+    out += [f"- **{k}**: {m(v, inline=True)}" for k, v in header(r)]
+    out.append("")
+    if r.refused:
+        out += ["## Refused", "", f"{m(r.reason)} ({md_code(str(r.reason_code))})", ""]
+    else:
+        out += ["## Answer", "", m(r.answer.strip()), ""]
+    if r.claims:
+        out += ["## Claims", ""]
+        for i, c in enumerate(r.claims, 1):
+            out.append(f"{i}. {STATUS_MARK[c.status]} — {m(c.text, inline=True)}{m(_cites(r, c))}")
+            out.append(f"   - anchor: {m(anchor_line(r, c), inline=True)}")
+            if c.anchor is not None:
+                out.append(f"   - quote: “{m(c.anchor.quote, inline=True)}”")
+                out.append(f"   - document sha256: {md_code(c.anchor.unit_sha256 or 'unknown')}")
+            path = r.path(c)
+            if path and ("←" in path or "→" in path):
+                out.append(f"   - reference path: {m(path, inline=True)}")
+            if c.flags:
+                out.append(f"   - flags: {m(', '.join(c.flags), inline=True)}")
+            out += [f"   - {m(x, inline=True)}" for x in c.reasons + _atom_lines(r, c)]
+            out += [f"   - review: {m(h, inline=True)}" for h in history(r, i)] or ["   - review: not reviewed"]
+        out.append("")
+    if r.sources:
+        out += ["## Retrieved sources" if r.kind == "ask" else "## Sources", ""]
+        for s in r.sources:
+            via = f", followed from {s.followed_from}" if s.followed_from else ""
+            page = f", page {s.page}" if s.page else ""
+            score = f", score {s.score:.3f}" if r.kind == "ask" else ""
+            out.append(f"- \\[{s.n}\\] **{m(s.label, inline=True)}**{m(page)}{score}"
+                       f"{m(via, inline=True)}: {m(' '.join(s.text.split())[:240])}")
+        out.append("")
+    if r.trace or r.notes:
+        out += ["## What it did", ""]
+        out += [f"- {m(e.stage)}: {m(e.message, inline=True)}" + (f" ({m(e.decision)})" if e.decision else "")
+                for e in r.trace]
+        out += [f"- note: {m(n, inline=True)}" for n in r.notes]
+        out.append("")
+    if record:
+        out += ["---", "", m(RECHECK_NOTE), "", _MD_OPEN, _embedded_json(r), _MD_CLOSE, ""]
+    return "\n".join(out)
+
+
+# -- HTML -------------------------------------------------------------------------------------
+
+_CSS = ("body{font-family:system-ui,sans-serif;margin:2em auto;max-width:62em;color:#1d2330;line-height:1.45}"
+        "dl{display:grid;grid-template-columns:9em 1fr;gap:.2em .8em}dt{font-weight:600;color:#555}"
+        ".claim{border:1px solid #dde;border-radius:6px;padding:.6em .9em;margin:.7em 0}"
+        ".supported .st{color:#17692e}.flagged .st{color:#9a6200}.unsupported .st{color:#a11}"
+        "blockquote{margin:.4em 0;padding:.3em .7em;border-left:4px solid #f2c744;background:#fffbe8}"
+        "small,.meta{color:#555}.review{background:#f3f5fa;padding:.3em .6em;border-radius:4px;margin:.2em 0}"
+        ".refused{border:2px solid #a11;padding:.6em 1em;border-radius:6px}")
+
+
+def to_html(r: Report) -> str:
+    e = html.escape
+    parts = [f"<h1>{e(r.title)}</h1><dl>"]
+    parts += [f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in header(r)]
+    parts.append("</dl>")
+    if r.refused:
+        parts.append(f"<div class='refused'><h2>Refused</h2><p>{e(r.reason)} "
+                     f"<small>({e(str(r.reason_code))})</small></p></div>")
+    else:
+        parts.append(f"<h2>Answer</h2><p>{e(r.answer.strip())}</p>")
+    if r.claims:
+        parts.append("<h2>Claims</h2>")
+    for i, c in enumerate(r.claims, 1):
+        a, path = c.anchor, r.path(c)
+        quote = (f"<blockquote>{e(a.quote)}</blockquote><small>{e(anchor_line(r, c))}<br>document sha256 "
+                 f"<code>{e(a.unit_sha256 or 'unknown')}</code>{'<br>reference path ' + e(path) if path else ''}"
+                 "</small>") if a is not None else "<p><em>no supporting sentence found</em></p>"
+        reasons = "".join(f"<li>{e(x)}</li>" for x in c.reasons + _atom_lines(r, c))
+        flags = f"<p>flags: {e(', '.join(c.flags))}</p>" if c.flags else ""
+        hist = "".join(f"<div class='review'>{e(h)}</div>" for h in history(r, i)) or \
+            "<div class='review'>not reviewed</div>"
+        parts.append(f"<div class='claim {c.status}'><p><strong>{i}.</strong> {e(c.text)}{e(_cites(r, c))} "
+                     f"<span class='st'>{e(STATUS_MARK[c.status])}</span></p>{quote}{flags}<ul>{reasons}</ul>"
+                     f"{hist}</div>")
+    if r.sources:
+        parts.append(f"<h2>{'Retrieved sources' if r.kind == 'ask' else 'Sources'}</h2><ol>")
+        for s in r.sources:
+            via = f" — followed from {e(s.followed_from)}" if s.followed_from else ""
+            score = f" score {s.score:.3f}" if r.kind == "ask" else ""
+            parts.append(f"<li value='{s.n}'><strong>{e(s.label)}</strong>{score}{via}"
+                         f"<div class='meta'>{e(' '.join(s.text.split())[:400])}</div></li>")
+        parts.append("</ol>")
+    if r.trace or r.notes:
+        parts.append("<h2>What it did</h2><ul>")
+        parts += [f"<li>{e(t.stage)}: {e(t.message)}</li>" for t in r.trace]
+        parts += [f"<li>note: {e(n)}</li>" for n in r.notes]
+        parts.append("</ul>")
+    parts.append(f"<hr><p class='meta'>{e(RECHECK_NOTE)}</p>")
+    parts.append(f"<script type='application/json' id='anchor-report'>{_embedded_json(r)}</script>")
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{e(r.title)}</title><style>{_CSS}</style>"
+            f"</head><body>{''.join(parts)}</body></html>\n")
+
+
+# -- PDF --------------------------------------------------------------------------------------
+
+
+def _font_path() -> Path | None:
+    return next((p for p in _FONT_CANDIDATES if p.exists()), None)
+
+
+_LATIN1 = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-", "…": "...", "←": "<-",
+                         "→": "->", "≥": ">=", "≤": "<=", "•": "-", "\u00a0": " "})
+
+
+def to_pdf(r: Report, *, font: Path | None | str = "auto") -> bytes:
+    """A paginated PDF with the same facts as the HTML and the record attached as ``anchor-report.json``.
+
+    Uses DejaVu Sans when installed (full Unicode); otherwise Helvetica with typographic characters
+    transliterated (the attached JSON keeps the exact text either way)."""
+    from fpdf import FPDF
+
+    font_file = _font_path() if font == "auto" else (Path(font) if font else None)
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(True, margin=15)
+    pdf.set_title(r.title)
+    pdf.set_creator("Anchor")
+    if font_file is not None:
+        pdf.add_font("body", "", str(font_file))
+        bold = font_file.with_name(font_file.stem + "-Bold" + font_file.suffix)
+        pdf.add_font("body", "B", str(bold if bold.exists() else font_file))
+        family = "body"
+
+        def t(s: str) -> str:
+            return s
+    else:
+        family = "helvetica"
+
+        def t(s: str) -> str:
+            return s.translate(_LATIN1).encode("latin-1", "replace").decode("latin-1")
+
+    def para(text: str, size: float = 10, style: str = "", color: tuple[int, int, int] = (29, 35, 48)) -> None:
+        pdf.set_font(family, style, size)
+        pdf.set_text_color(*color)
+        pdf.multi_cell(0, size * 0.5, t(text), new_x="LMARGIN", new_y="NEXT")
+
+    pdf.add_page()
+    para(r.title, 16, "B")
+    pdf.ln(2)
+    for k, v in header(r):
+        para(f"{k}: {v}", 9, color=(80, 80, 80))
+    pdf.ln(3)
+    if r.refused:
+        para("Refused", 13, "B", (161, 17, 17))
+        para(f"{r.reason} ({r.reason_code})")
+    else:
+        para("Answer", 13, "B")
+        para(r.answer.strip())
+    colors = {"supported": (23, 105, 46), "flagged": (154, 98, 0), "unsupported": (161, 17, 17)}
+    if r.claims:
+        pdf.ln(2)
+        para("Claims", 13, "B")
+    for i, c in enumerate(r.claims, 1):
+        pdf.ln(1.5)
+        para(f"{i}. [{c.status}] {c.text}{_cites(r, c)}", 10, "B", colors[c.status])
+        para(f"anchor: {anchor_line(r, c)}", 9, color=(80, 80, 80))
+        if c.anchor is not None:
+            para(f"quote: \u201c{c.anchor.quote}\u201d", 9.5)
+            para(f"document sha256: {c.anchor.unit_sha256 or 'unknown'}", 8, color=(100, 100, 100))
+        if path := r.path(c):
+            para(f"reference path: {path}", 8.5, color=(80, 80, 80))
+        if c.flags:
+            para(f"flags: {', '.join(c.flags)}", 9, color=colors["flagged"])
+        for x in c.reasons + _atom_lines(r, c):
+            para(f"- {x}", 9, color=(80, 80, 80))
+        for h in history(r, i) or ["not reviewed"]:
+            para(f"review: {h}", 9, "B" if h != "not reviewed" else "", (40, 60, 120))
+    if r.sources:
+        pdf.ln(2)
+        para("Retrieved sources" if r.kind == "ask" else "Sources", 13, "B")
+        for s in r.sources:
+            via = f", followed from {s.followed_from}" if s.followed_from else ""
+            score = f" score {s.score:.3f}" if r.kind == "ask" else ""
+            para(f"[{s.n}] {s.label}{score}{via}: {' '.join(s.text.split())[:300]}", 8.5)
+    if r.trace or r.notes:
+        pdf.ln(2)
+        para("What it did", 13, "B")
+        for e in r.trace:
+            para(f"{e.stage}: {e.message}", 8.5)
+        for n in r.notes:
+            para(f"note: {n}", 8.5)
+    pdf.ln(3)
+    para(RECHECK_NOTE, 8, color=(100, 100, 100))
+    pdf.embed_file(bytes=to_json(r).encode(), basename="anchor-report.json", mime_type="application/json",
+                   desc="the complete run: claims, quotes, offsets, hashes, scores, thresholds, models, reviews")
+    return bytes(pdf.output())
+
+
+# -- reading back -----------------------------------------------------------------------------
+
+
+def from_record(data: Any, what: str = "the record") -> Report:
+    """The report in a parsed JSON record: an export of any version, or a bare report that an older
+    Anchor printed (``anchor ask --json`` / ``--output x.json``, ``anchor verify --format json``)."""
+    if not isinstance(data, dict):
+        raise ExportError(f"{what} is not an Anchor report (a JSON object was expected)")
+    fmt = data.get("format")
+    try:
+        if fmt is None and data.get("kind") in ("ask", "verify") and "claims" in data:
+            return Report.model_validate(data)  # a bare record: same fields, ask reports of every version
+        if fmt is None and "claims" in data and "verified_fraction" in data and "answer" in data:
+            return from_legacy("verify", data)
+        if fmt != FORMAT:
+            raise ExportError(f"{what} is not an Anchor report export (no \"format\": \"{FORMAT}\" record)")
+        version = data.get("format_version", 1)
+        if not isinstance(version, int) or version > FORMAT_VERSION:
+            raise ExportError(f"{what} was written by a newer Anchor (format version {version}); "
+                              "upgrade Anchor to read it")
+        if version >= 2:
+            return Report.model_validate({k: v for k, v in data.items() if k not in ("format", "format_version",
+                                                                                      "exported_at")})
+        run = data.get("run")
+        if not isinstance(run, dict) or run.get("kind") not in ("ask", "verify") or not isinstance(
+                run.get(run["kind"]), dict):
+            raise ValueError("no ask or verify record in the run")
+        return from_legacy(run["kind"], run[run["kind"]], run_id=run.get("id", ""), reviews=run.get("reviews"))
+    except (ValueError, KeyError, TypeError) as err:
+        raise ExportError(f"{what} holds a damaged report record: {str(err).splitlines()[0]}") from err
+
+
+def _loads(text: str, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ExportError(f"{what} holds damaged JSON (line {err.lineno}: {err.msg})") from err
+
+
+def read_export(data: bytes | str, *, name: str = "the file") -> Report:
+    """The report stored in an export of any format (detected from the content)."""
+    raw = data.encode() if isinstance(data, str) else bytes(data)
+    if raw.startswith(b"%PDF"):
+        return from_record(_loads(_pdf_attachment(raw, name), name), name)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise ExportError(f"{name} is neither a PDF nor UTF-8 text; give an Anchor export (.json, .md, .html, .pdf)"
+                          ) from err
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        return from_record(_loads(stripped, name), name)
+    # The record is the last element of the file: an earlier look-alike can only be text of the run.
+    found = re.findall(r"<script type='application/json' id='anchor-report'>(.*?)</script>", text, re.S)
+    if not found:
+        found = re.findall(re.escape(_MD_OPEN) + r"\s*(.*?)\s*" + re.escape(_MD_CLOSE), text, re.S)
+    if not found:
+        raise ExportError(f"{name} holds no embedded Anchor report; was it exported by Anchor and left unedited?")
+    return from_record(_loads(found[-1], name), name)
+
+
+def _pdf_attachment(raw: bytes, name: str) -> str:
+    import io
+
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        files = PdfReader(io.BytesIO(raw)).attachments
+        content = files.get("anchor-report.json")
+    except (PdfReadError, ValueError, KeyError) as err:
+        raise ExportError(f"{name} is a damaged PDF: {err}") from err
+    if not content:
+        raise ExportError(f"{name} is a PDF without the attached anchor-report.json; it was not exported by Anchor")
+    return content[0].decode("utf-8")
