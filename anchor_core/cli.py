@@ -76,7 +76,8 @@ def cmd_upload(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     from tqdm import tqdm
 
-    from anchor_core.indexing import ingest, load_adapter_corpus
+    from anchor_core.indexing import ingest
+    from ingest import load_adapter_corpus
 
     if args.name in (None, "uploads"):
         return cmd_upload(args, settings)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,9 +117,10 @@ class SQLiteStore:
     # -- writing --------------------------------------------------------------------------
 
     @contextmanager
-    def _write(self, name: str) -> Iterator[sqlite3.Cursor]:
+    def _write(self, name: str, keep_matrix: bool = False) -> Iterator[sqlite3.Cursor]:
         """One write transaction on corpus ``name``: taken at once (``BEGIN IMMEDIATE``), committed
-        when the block ends, rolled back on any error; the corpus's cached vector matrix is dropped."""
+        when the block ends, rolled back on any error; the corpus's cached vector matrix is dropped
+        unless the caller patches it (``keep_matrix``)."""
         with self._lock:
             cur = self._db.cursor()
             try:
@@ -130,7 +131,8 @@ class SQLiteStore:
                 if self._db.in_transaction:
                     cur.execute("ROLLBACK")
                 raise
-            self._matrices.pop(name, None)
+            if not keep_matrix:
+                self._matrices.pop(name, None)
 
     def replace_corpus(self, info: CorpusInfo, documents: list[Document], units: list[Unit],
                        chunks: list[Chunk], vectors: np.ndarray, references: list[Reference]) -> None:
@@ -186,32 +188,59 @@ class SQLiteStore:
 
     def replace_documents(self, info: CorpusInfo, documents: list[Document], units: list[Unit],
                           chunks: list[Chunk], vectors: np.ndarray, references: list[Reference],
-                          remove: list[str] = ()) -> None:
+                          remove: Sequence[str] = (), ref_sources: Sequence[str] = ()) -> None:
         check_content(chunks, vectors, documents, units)
         vecs = np.asarray(vectors, dtype=np.float32)
         name = info.name
         gone = sorted({*remove, *(d.doc_id for d in documents)})
-        with self._write(name) as cur:
-            row = cur.execute("SELECT fts FROM corpora WHERE name = ?", (name,)).fetchone()
+        sources = sorted(set(ref_sources))
+        with self._write(name, keep_matrix=True) as cur:
+            row = cur.execute("SELECT fts, version FROM corpora WHERE name = ?", (name,)).fetchone()
             if row is None:
-                fts = self._create_fts(cur, info.version)
+                fts, before = self._create_fts(cur, info.version), None
             else:
                 # The corpus keeps its full-text table across document replaces; only the version
                 # (which invalidates cached vector matrices) changes.
-                fts = row[0]
+                fts, before = row
             for i in range(0, len(gone), 500):
                 batch = gone[i:i + 500]
                 marks = ",".join("?" * len(batch))
                 cur.execute(f"DELETE FROM {fts} WHERE rowid IN (SELECT id FROM chunks WHERE corpus = ? AND "
                             f"doc_id IN ({marks}))", [name, *batch])
+                cur.execute(f"DELETE FROM refs WHERE corpus = ? AND src_unit IN (SELECT unit_id FROM units WHERE "
+                            f"corpus = ? AND doc_id IN ({marks}))", [name, name, *batch])
                 for table in ("chunks", "units", "documents", "doc_groups"):
                     cur.execute(f"DELETE FROM {table} WHERE corpus = ? AND doc_id IN ({marks})", [name, *batch])
+            for i in range(0, len(sources), 500):
+                batch = sources[i:i + 500]
+                cur.execute(f"DELETE FROM refs WHERE corpus = ? AND src_unit IN ({','.join('?' * len(batch))})",
+                            [name, *batch])
             self._insert_documents(cur, name, documents, units)
             self._insert_chunks(cur, name, fts, chunks, vecs)
-            cur.execute("DELETE FROM refs WHERE corpus = ?", (name,))
             self._insert_refs(cur, name, references)
             cur.execute("INSERT OR REPLACE INTO corpora VALUES (?, ?, ?, ?)",
                         (name, info.version, info.model_dump_json(), fts))
+        self._patch_matrix(name, before, info.version, gone, chunks, vecs)
+
+    def _patch_matrix(self, name: str, before: str | None, version: str, gone: list[str], chunks: list[Chunk],
+                      vecs: np.ndarray) -> None:
+        """Bring a cached vector matrix to the new version without re-reading every vector: drop
+        the rows of the replaced documents and append the new chunks (new rows come last, as a
+        reload ordered by row id would put them). Any doubt (no cache, another writer's version
+        in between) drops the cache and the next query reloads."""
+        with self._lock:
+            m = self._matrices.pop(name, None)
+            if m is None or before is None or m.version != before or (len(m.chunk_ids) and vecs.size and
+                                                                    m.vectors.shape[1] != vecs.shape[1]):
+                return
+            keep = ~np.isin(m.doc_ids, gone) if gone and len(m.chunk_ids) else np.ones(len(m.chunk_ids), bool)
+            chunk_ids = [c for c, k in zip(m.chunk_ids, keep) if k] + [c.chunk_id for c in chunks]
+            vectors = np.vstack([m.vectors[keep], vecs]) if len(chunks) else m.vectors[keep]
+            self._matrices[name] = _Matrix(
+                version=version, chunk_ids=chunk_ids, row_of={c: i for i, c in enumerate(chunk_ids)},
+                doc_ids=np.concatenate([m.doc_ids[keep], np.array([c.doc_id for c in chunks], dtype=object)]),
+                kinds=np.concatenate([m.kinds[keep], np.array([c.kind for c in chunks], dtype=object)]),
+                vectors=vectors)
 
     def _delete(self, cur: sqlite3.Cursor, name: str) -> None:
         for (fts,) in cur.execute("SELECT fts FROM corpora WHERE name = ?", (name,)).fetchall():
@@ -406,20 +435,39 @@ class SQLiteStore:
 
     _REF_COLS = 'src_unit, src_part, start, "end", raw, dst_unit, dst_part, resolved, in_title'
 
-    def references_from(self, corpus: str, unit_ids: list[str]) -> list[Reference]:
-        if not unit_ids:
-            return []
-        return self._refs(f"SELECT {self._REF_COLS} FROM refs WHERE corpus = ? AND resolved = 1 AND src_unit IN "
-                          f"({','.join('?' * len(unit_ids))}) ORDER BY src_unit, start", [corpus, *unit_ids])
+    def references_from(self, corpus: str, unit_ids: list[str], *, unresolved: bool = False) -> list[Reference]:
+        out: list[Reference] = []
+        which = "" if unresolved else "AND resolved = 1 "
+        for i in range(0, len(unit_ids), 500):
+            batch = unit_ids[i:i + 500]
+            out += self._refs(f"SELECT {self._REF_COLS} FROM refs WHERE corpus = ? {which}AND src_unit IN "
+                              f"({','.join('?' * len(batch))})", [corpus, *batch])
+        return sorted(out, key=lambda r: (r.src_unit, r.start))
 
     def references_to(self, corpus: str, unit_ids: list[str]) -> list[Reference]:
-        if not unit_ids:
-            return []
-        return self._refs(f"SELECT {self._REF_COLS} FROM refs WHERE corpus = ? AND resolved = 1 AND dst_unit IN "
-                          f"({','.join('?' * len(unit_ids))}) ORDER BY src_unit, start", [corpus, *unit_ids])
+        out: list[Reference] = []
+        for i in range(0, len(unit_ids), 500):
+            batch = unit_ids[i:i + 500]
+            out += self._refs(f"SELECT {self._REF_COLS} FROM refs WHERE corpus = ? AND resolved = 1 AND dst_unit IN "
+                              f"({','.join('?' * len(batch))})", [corpus, *batch])
+        return sorted(out, key=lambda r: (r.src_unit, r.start))
 
     def references(self, corpus: str) -> list[Reference]:
         return self._refs(f"SELECT {self._REF_COLS} FROM refs WHERE corpus = ? ORDER BY src_unit, start", [corpus])
+
+    def units_with_words(self, corpus: str, words: list[str]) -> list[str]:
+        # One FTS phrase per word (FTS5 tokenises it as it tokenised the chunks), intersected per
+        # unit, so a title cut by a chunk boundary is still found.
+        phrases = [_fts_term(w) for w in dict.fromkeys(words) if any(ch.isalnum() for ch in w)]
+        rows = self._rows("SELECT fts FROM corpora WHERE name = ?", (corpus,))
+        if not rows:
+            self.corpus(corpus)  # raises CorpusNotFound with the list of corpora
+        if not phrases:
+            return []
+        f = rows[0][0]
+        one = f"SELECT c.unit_id FROM {f} JOIN chunks c ON c.id = {f}.rowid WHERE {f} MATCH ? AND c.corpus = ?"
+        sql = " INTERSECT ".join([one] * len(phrases))
+        return [r[0] for r in self._rows(sql, [x for p in phrases for x in (p, corpus)])]
 
     def stats(self) -> dict[str, int]:
         return {"corpora": len(self.corpora()), "chunks": self._rows("SELECT count(*) FROM chunks")[0][0]}
