@@ -456,8 +456,9 @@ class SQLiteStore:
         return self._refs(f"SELECT {self._REF_COLS} FROM refs WHERE corpus = ? ORDER BY src_unit, start", [corpus])
 
     def units_with_words(self, corpus: str, words: list[str]) -> list[str]:
-        # One FTS phrase per word (FTS5 tokenises it as it tokenised the chunks), intersected per
-        # unit, so a title cut by a chunk boundary is still found.
+        # One FTS phrase per word (FTS5 tokenises it as it tokenised the chunks), each looked up per
+        # unit, so a title cut by a chunk boundary is still found. The rarest word picks the
+        # candidate units; the others only narrow them, so a common word never joins every chunk.
         phrases = [_fts_term(w) for w in dict.fromkeys(words) if any(ch.isalnum() for ch in w)]
         rows = self._rows("SELECT fts FROM corpora WHERE name = ?", (corpus,))
         if not rows:
@@ -465,9 +466,21 @@ class SQLiteStore:
         if not phrases:
             return []
         f = rows[0][0]
-        one = f"SELECT c.unit_id FROM {f} JOIN chunks c ON c.id = {f}.rowid WHERE {f} MATCH ? AND c.corpus = ?"
-        sql = " INTERSECT ".join([one] * len(phrases))
-        return [r[0] for r in self._rows(sql, [x for p in phrases for x in (p, corpus)])]
+        phrases.sort(key=lambda p: self._rows(f"SELECT count(*) FROM {f} WHERE {f} MATCH ?", [p])[0][0])
+        found = [r[0] for r in self._rows(f"SELECT DISTINCT c.unit_id FROM {f} JOIN chunks c ON c.id = {f}.rowid "
+                                          f"WHERE {f} MATCH ? AND c.corpus = ?", [phrases[0], corpus])]
+        for p in phrases[1:]:
+            if not found:
+                break
+            kept: list[str] = []
+            for i in range(0, len(found), 500):
+                batch = found[i:i + 500]
+                marks = ",".join("?" * len(batch))
+                kept += [r[0] for r in self._rows(
+                    f"SELECT DISTINCT unit_id FROM chunks WHERE corpus = ? AND unit_id IN ({marks}) "
+                    f"AND id IN (SELECT rowid FROM {f} WHERE {f} MATCH ?)", [corpus, *batch, p])]
+            found = kept
+        return sorted(found)
 
     def stats(self) -> dict[str, int]:
         return {"corpora": len(self.corpora()), "chunks": self._rows("SELECT count(*) FROM chunks")[0][0]}

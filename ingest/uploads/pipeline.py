@@ -353,7 +353,7 @@ def _write(store: Store, embedder: Embedder, corpus: str, prev: CorpusInfo | Non
     candidates |= into_old
     if prev is not None:
         for d in docs:
-            for name in title_names(d):
+            for name in title_names(d.title, str(d.meta.get("file", ""))):
                 candidates |= set(store.units_with_words(corpus, name.split()))
     candidates -= new_ids | set(old_ids)
     found = store.get_units(corpus, sorted(candidates)) if candidates else {}

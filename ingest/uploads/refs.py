@@ -18,6 +18,7 @@ references that
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 from collections.abc import Callable
@@ -71,14 +72,13 @@ class Catalogue:
             by_doc[u.doc_id].append(u)
         for doc_id, us in by_doc.items():
             self._add(doc_id, us)
-        self.titles: list[tuple[re.Pattern[str], str]] = []
-        self._keys: list[tuple[str, str]] = []
+        # Title patterns are compiled only for the units whose text passes a cheap word check, so a
+        # corpus of many documents costs a substring test per title, not a regex compile.
+        self._names: list[tuple[str, str, str, str]] = []
         for d in documents:
-            for name in title_names(d):
-                self.titles.append((re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, name.split())) + r"(?!\w)",
-                                               re.I), d.doc_id))
+            for name in title_names(d.title, str(d.meta.get("file", ""))):
                 words = name.casefold().split()
-                self._keys.append((words[0], words[-1]))
+                self._names.append((name, d.doc_id, words[0], words[-1]))
 
     def _add(self, doc_id: str, units: list[Unit]) -> None:
         self._loaded.add(doc_id)
@@ -120,11 +120,15 @@ class Catalogue:
         self._need(doc_id)
         return self._terms.get(doc_id, {})
 
+    @property
+    def titles(self) -> list[tuple[re.Pattern[str], str]]:
+        return [(_title_pattern(name), doc_id) for name, doc_id, _, _ in self._names]
+
     def named_in(self, text: str) -> list[tuple[re.Pattern[str], str]]:
-        """The title patterns that may match in ``text``: a cheap word check first, so a unit is
-        not run through every title of a large corpus."""
+        """The title patterns that may match in ``text``, in document order: a cheap word check
+        first, so a unit is not run through every title of a large corpus."""
         low = text.casefold()
-        return [t for t, (a, b) in zip(self.titles, self._keys) if a in low and b in low]
+        return [(_title_pattern(name), doc_id) for name, doc_id, a, b in self._names if a in low and b in low]
 
     def doc_named(self, where: str) -> str | None:
         for rx, doc_id in self.named_in(where):
@@ -143,13 +147,19 @@ class Catalogue:
         return None
 
 
-def title_names(doc: Document) -> list[str]:
-    """The names by which other documents can mention ``doc``: its title and its file name,
+@functools.lru_cache(maxsize=65536)
+def title_names(title: str, file: str = "") -> list[str]:
+    """The names by which other documents can mention a document: its title and its file name,
     when two words or more and 8 to 80 characters long."""
-    names = {doc.title.strip()}
-    stem = PurePosixPath(doc.meta.get("file", "")).stem
+    names = {title.strip()}
+    stem = PurePosixPath(file).stem
     names.add(re.sub(r"[_\-]+", " ", stem).strip())
     return sorted(n for n in names if len(n.split()) >= 2 and 8 <= len(n) <= 80)
+
+
+@functools.lru_cache(maxsize=4096)
+def _title_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, name.split())) + r"(?!\w)", re.I)
 
 
 def find_references(documents: list[Document], units: list[Unit], catalogue: Catalogue | None = None
