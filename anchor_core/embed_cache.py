@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -43,6 +44,9 @@ class CachedEmbedder:
         self._db = sqlite3.connect(str(path), timeout=60, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS rates (model TEXT PRIMARY KEY, per_s REAL NOT NULL)")
+        self._db.commit()
+        self._batches = 0
         self._lock = threading.Lock()
         self.hits = 0
 
@@ -55,6 +59,22 @@ class CachedEmbedder:
                                         batch).fetchall()
                 found.update({k: np.frombuffer(v, dtype=np.float32) for k, v in rows})
         return {k: v for k, v in found.items() if v.shape[0] == self.dim}
+
+    def throughput(self) -> float | None:
+        """Chunks per second this model reached on earlier batches (any process), or None."""
+        with self._lock:
+            row = self._db.execute("SELECT per_s FROM rates WHERE model = ?", (self.model_id,)).fetchone()
+        return float(row[0]) if row else None
+
+    def _record(self, n: int, seconds: float) -> None:
+        # The first batch of a process carries the model load; tiny batches are mostly overhead.
+        self._batches += 1
+        if self._batches == 1 or n < 16 or seconds <= 0:
+            return
+        old = self.throughput()
+        rate = n / seconds if old is None else 0.5 * old + 0.5 * n / seconds
+        with self._lock, self._db:
+            self._db.execute("INSERT OR REPLACE INTO rates VALUES (?, ?)", (self.model_id, rate))
 
     def missing(self, texts: Sequence[str]) -> int:
         """How many of ``texts`` (distinct) have no cached vector yet: the work left to do."""
@@ -71,7 +91,9 @@ class CachedEmbedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for b in range(0, len(todo), self.batch):
             part = todo[b:b + self.batch]
+            t = time.perf_counter()
             fresh = self.inner.embed([texts[i] for i in part], progress=progress)
+            self._record(len(part), time.perf_counter() - t)
             with self._lock, self._db:
                 self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)",
                                      [(keys[i], fresh[j].astype(np.float32).tobytes()) for j, i in enumerate(part)])

@@ -275,6 +275,21 @@ def check_corpus_name(name: str) -> str:
     return name
 
 
+def upload_estimates(files: list[tuple[str, int]], embedder: Embedder) -> list:
+    """What uploading ``(name, size)`` files will cost: one ``ingest.uploads.estimate.Estimate``
+    each (chunks from the size, time from the embedder's measured or known throughput)."""
+    from ingest.uploads.estimate import estimate
+
+    return [estimate(name, size, embedder) for name, size in files]
+
+
+def duration(seconds: float) -> str:
+    """``45 s``, ``12 min``, ``1.5 h``."""
+    from ingest.uploads.estimate import duration as say
+
+    return say(seconds)
+
+
 def upload_files(store: Store, embedder: Embedder, files: list[tuple[str, bytes]], *, corpus: str,
                  groups: list[str] | None = None, max_mb: float | None = None,
                  progress: Callable | None = None) -> list:

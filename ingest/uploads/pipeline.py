@@ -27,6 +27,7 @@ from anchor_core.models import Chunk, CorpusInfo, Document, Reference, Unit, utc
 from anchor_core.stores.base import Store
 from ingest.uploads.detect import detect_format
 from ingest.uploads.errors import UploadError
+from ingest.uploads.estimate import Estimate, estimate
 from ingest.uploads.extract import extract
 from ingest.uploads.ids import doc_ids
 from ingest.uploads.refs import Catalogue, find_references, title_names
@@ -73,6 +74,8 @@ class FileResult:
     size: int = 0
     timings: dict[str, float] = field(default_factory=dict)
     """Seconds spent on this file: ``read``, ``extract`` (text, repair, structure), ``embed``."""
+    estimate: Estimate | None = None
+    """What embedding this file was expected to cost, said before it started."""
 
     @property
     def ok(self) -> bool:
@@ -101,6 +104,8 @@ class Progress:
     stage: str
     done: int = 0
     total: int = 0
+    estimate: Estimate | None = None
+    """At the start of ``embed``: the chunks to embed (counted), those already cached, and the time it will take."""
 
 
 def collect(files: Iterable[Upload | tuple[str, bytes] | str | Path]) -> list[Upload]:
@@ -193,9 +198,9 @@ def ingest_uploads(store: Store, embedder: Embedder, files: Iterable[Upload | tu
     pending: list[FileResult] = []
     seen_hashes: dict[str, str] = {}
 
-    def tell(i: int, stage: str, done: int = 0, total: int = 0) -> None:
+    def tell(i: int, stage: str, done: int = 0, total: int = 0, estimate: Estimate | None = None) -> None:
         if progress:
-            progress(Progress(uploads[i].name, i, len(uploads), stage, done, total))
+            progress(Progress(uploads[i].name, i, len(uploads), stage, done, total, estimate))
 
     assigned = doc_ids([up.name for up in uploads], stored)
     for i, (up, ids, res) in enumerate(zip(uploads, assigned, results)):
@@ -239,7 +244,13 @@ def ingest_uploads(store: Store, embedder: Embedder, files: Iterable[Upload | tu
             structure = split(ex, doc_id, title)
             chunks = [c for u in structure.units for c in chunks_of(u, structure.found, title)]
             res.timings["extract"] = time.perf_counter() - t
-            tell(i, "embed", 0, len(chunks))
+            texts = [c.embed_text for c in chunks]
+            missing = getattr(embedder, "missing", None)
+            cached = len(chunks) - min(missing(texts), len(chunks)) if callable(missing) else 0
+            res.estimate = estimate(up.name, len(data), embedder, chunks=len(chunks), cached=cached)
+            if res.estimate.large:
+                log.info("%s", res.estimate.summary())
+            tell(i, "embed", 0, len(chunks), res.estimate)
             t = time.perf_counter()
             done = 0
 
@@ -248,7 +259,7 @@ def ingest_uploads(store: Store, embedder: Embedder, files: Iterable[Upload | tu
                 done += n
                 tell(i, "embed", done, total)
 
-            vecs = embedder.embed([c.embed_text for c in chunks], progress=tick)
+            vecs = embedder.embed(texts, progress=tick)
             res.timings["embed"] = time.perf_counter() - t
         except UploadError as err:
             res.status, res.error = "failed", str(err)

@@ -60,6 +60,7 @@ def test_an_interrupted_upload_resumes_with_the_vectors_already_computed(tmp_pat
     [res] = ingest_uploads(store, CachedEmbedder(second, tmp_path / "cache.db", batch=8), [("msa.txt", data)],
                            corpus="c")
     assert res.status == "ingested" and res.chunks > 24
+    assert res.estimate is not None and res.estimate.cached == 24  # the estimate said what was left
     assert second.texts == res.chunks - 24  # only the remainder was embedded
 
     clean = SQLiteStore(tmp_path / "clean.db")
