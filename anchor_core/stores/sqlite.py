@@ -58,6 +58,15 @@ CREATE INDEX IF NOT EXISTS refs_by_src ON refs (corpus, src_unit);
 CREATE INDEX IF NOT EXISTS refs_by_dst ON refs (corpus, dst_unit);
 """
 
+DOC_INDEXES = """
+CREATE INDEX IF NOT EXISTS units_by_doc ON units (corpus, doc_id);
+CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (corpus, doc_id);
+CREATE INDEX IF NOT EXISTS doc_groups_by_doc ON doc_groups (corpus, doc_id);
+"""
+"""Lookups by document (document replaces, uploads), so a replace reads the document's rows and
+not the corpus's. Created by the first document replace of a store that lacks them, inside its
+transaction: opening a store stays read-only, and the layout number does not change."""
+
 
 @dataclass
 class _Matrix:
@@ -195,6 +204,8 @@ class SQLiteStore:
         gone = sorted({*remove, *(d.doc_id for d in documents)})
         sources = sorted(set(ref_sources))
         with self._write(name, keep_matrix=True) as cur:
+            for stmt in filter(str.strip, DOC_INDEXES.split(";")):
+                cur.execute(stmt)
             row = cur.execute("SELECT fts, version FROM corpora WHERE name = ?", (name,)).fetchone()
             if row is None:
                 fts, before = self._create_fts(cur, info.version), None
@@ -467,19 +478,28 @@ class SQLiteStore:
             return []
         f = rows[0][0]
         phrases.sort(key=lambda p: self._rows(f"SELECT count(*) FROM {f} WHERE {f} MATCH ?", [p])[0][0])
-        found = [r[0] for r in self._rows(f"SELECT DISTINCT c.unit_id FROM {f} JOIN chunks c ON c.id = {f}.rowid "
-                                          f"WHERE {f} MATCH ? AND c.corpus = ?", [phrases[0], corpus])]
+        # Chunk ids first, then the units: driving the join from the full-text side keeps SQLite
+        # from walking the corpus's chunks and probing the index for each.
+        first = [r[0] for r in self._rows(f"SELECT DISTINCT unit_id FROM chunks WHERE id IN (SELECT rowid FROM {f} "
+                                          f"WHERE {f} MATCH ?) AND corpus = ?", [phrases[0], corpus])]
+        if not first or len(phrases) == 1:
+            return sorted(first)
+        unit_of: dict[int, str] = {}
+        for i in range(0, len(first), 500):
+            batch = first[i:i + 500]
+            unit_of.update(self._rows(f"SELECT id, unit_id FROM chunks WHERE corpus = ? AND unit_id IN "
+                                      f"({','.join('?' * len(batch))})", [corpus, *batch]))
+        found = set(first)
         for p in phrases[1:]:
+            ids = [i for i, u in unit_of.items() if u in found]
+            hit: set[str] = set()
+            for i in range(0, len(ids), 500):
+                batch = ids[i:i + 500]
+                hit |= {unit_of[r[0]] for r in self._rows(f"SELECT rowid FROM {f} WHERE {f} MATCH ? AND rowid IN "
+                                                          f"({','.join('?' * len(batch))})", [p, *batch])}
+            found &= hit
             if not found:
                 break
-            kept: list[str] = []
-            for i in range(0, len(found), 500):
-                batch = found[i:i + 500]
-                marks = ",".join("?" * len(batch))
-                kept += [r[0] for r in self._rows(
-                    f"SELECT DISTINCT unit_id FROM chunks WHERE corpus = ? AND unit_id IN ({marks}) "
-                    f"AND id IN (SELECT rowid FROM {f} WHERE {f} MATCH ?)", [corpus, *batch, p])]
-            found = kept
         return sorted(found)
 
     def stats(self) -> dict[str, int]:
