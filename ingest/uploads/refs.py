@@ -120,10 +120,6 @@ class Catalogue:
         self._need(doc_id)
         return self._terms.get(doc_id, {})
 
-    @property
-    def titles(self) -> list[tuple[re.Pattern[str], str]]:
-        return [(_title_pattern(name), doc_id) for name, doc_id, _, _ in self._names]
-
     def named_in(self, text: str) -> list[tuple[re.Pattern[str], str]]:
         """The title patterns that may match in ``text``, in document order: a cheap word check
         first, so a unit is not run through every title of a large corpus."""
