@@ -33,6 +33,24 @@ def _groups(args: argparse.Namespace) -> list[str]:
     return sorted({*out, *(args.group or [])})
 
 
+def _upload_estimates(path: Path, embedder) -> list[str]:
+    """``contract.txt: 50.0 MB, about 71,429 chunks, about 60 min with minilm`` for each file
+    whose upload will take long, said before any work starts."""
+    from ingest.uploads.estimate import estimate
+    from ingest.uploads.pipeline import collect
+
+    out = []
+    for up in collect([path]):
+        try:
+            size = up.path.stat().st_size if up.path else len(up.data or b"")
+        except OSError:
+            continue  # the upload itself reports an unreadable file
+        est = estimate(up.name, size, embedder)
+        if est.large:
+            out.append(f"{est.summary()} (estimated from the size; it is counted before embedding starts)")
+    return out
+
+
 def cmd_upload(args: argparse.Namespace, settings: Settings) -> int:
     """``anchor ingest --path FILE_OR_DIR --corpus NAME``: uploaded documents, one result per file."""
     from tqdm import tqdm
@@ -50,9 +68,13 @@ def cmd_upload(args: argparse.Namespace, settings: Settings) -> int:
     t0 = time.perf_counter()
     store = open_store(settings)
     embedder = CachedEmbedder(_embedder(settings), settings.home / "embedding-cache.db")
+    for line in _upload_estimates(path, embedder):
+        print(line)
     bar = tqdm(total=0, unit="file", file=sys.stderr, disable=args.quiet, desc=f"uploading into {args.corpus}")
 
     def progress(p) -> None:
+        if p.stage == "embed" and p.estimate is not None and p.estimate.large:
+            bar.write(f"embedding {p.estimate.summary()}", file=sys.stdout)
         bar.total = p.files
         bar.n = max(bar.n, p.index + (1 if p.stage == "done" else 0))
         step = f"{p.done}/{p.total} chunks" if p.stage == "embed" and p.total else ""
@@ -79,7 +101,8 @@ def cmd_upload(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     from tqdm import tqdm
 
-    from anchor_core.indexing import ingest, load_adapter_corpus
+    from anchor_core.indexing import ingest
+    from ingest import load_adapter_corpus
 
     if args.name in (None, "uploads"):
         return cmd_upload(args, settings)

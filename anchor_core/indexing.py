@@ -1,8 +1,15 @@
-"""Corpus → store: adapter output is checked, chunked, its references resolved, embedded and
-written in one atomic replace.
+"""Corpus → store, through one path: :func:`write` turns a :class:`Change` (a whole parsed
+corpus, or some documents added, replaced or removed) into the store write and the new
+:class:`CorpusInfo`.
 
-Nothing is written until every unit is parsed and every chunk embedded, so an ingest that
-fails on a bad file or a missing model leaves the stored corpus as it was.
+- :func:`ingest` (adapters: a whole corpus) checks, chunks, resolves and embeds a
+  :class:`ParsedCorpus` and writes it as a full replace.
+- Uploads (:mod:`ingest.uploads`) and document deletes write only what changed; the counts of
+  the corpus record are updated arithmetically from what the change adds and drops, so the cost
+  follows the change, not the corpus.
+
+Nothing is written until every unit is parsed and every chunk embedded, and each write is one
+atomic store call, so a failure leaves the stored corpus as it was.
 """
 
 from __future__ import annotations
@@ -11,12 +18,14 @@ import logging
 import time
 import uuid
 from collections.abc import Callable
-from pathlib import Path
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from anchor_core.chunking import Strategy, chunk_unit
 from anchor_core.embeddings import Embedder
 from anchor_core.errors import AdapterError
-from anchor_core.models import Chunk, CorpusInfo, ParsedCorpus, Reference, Unit
+from anchor_core.models import Chunk, CorpusInfo, Document, Filters, ParsedCorpus, Reference, Unit, utcnow
 from anchor_core.stores.base import Store
 
 log = logging.getLogger(__name__)
@@ -61,6 +70,68 @@ def validate(parsed: ParsedCorpus, source: str) -> None:
         raise AdapterError(f"units {orphans[:5]} name documents that the adapter did not return.")
 
 
+@dataclass
+class Change:
+    """What one write does to a corpus.
+
+    ``documents`` (with their ``units``, ``chunks`` and one row of ``vectors`` per chunk) are
+    added or replace the stored documents of the same id; ``remove`` are dropped. ``references``
+    are every reference written in the new units plus the re-resolved references of the units
+    listed in ``ref_sources`` (units of other, kept documents). For a full replace, the content
+    is the whole corpus and ``remove``/``ref_sources`` are unused."""
+
+    documents: list[Document]
+    units: list[Unit]
+    chunks: list[Chunk]
+    vectors: np.ndarray
+    references: list[Reference]
+    remove: list[str] = field(default_factory=list)
+    ref_sources: list[str] = field(default_factory=list)
+
+
+def write(store: Store, embedder: Embedder | None, change: Change, *, corpus: str, prev: CorpusInfo | None,
+          full: bool = False, adapter: str = "", source: str = "", chunking: str = "structural") -> CorpusInfo:
+    """Write ``change`` into ``corpus`` in one atomic store call and return the new corpus record.
+
+    With ``full`` the corpus is replaced by the change's content and counted from it. Otherwise
+    only the change is written (``prev`` is the stored record, None when the corpus is new) and
+    the counts move by what it adds and what it drops: the stored units, chunks and references
+    of the dropped documents and the old references of ``ref_sources``, read by id. ``embedder``
+    names the model of the vectors (None when the change embeds nothing: the corpus's stays)."""
+    c = change
+    model = (embedder.model_id, embedder.dim) if embedder else (prev.embedder, prev.dim) if prev else ("", 0)
+    resolved = sum(r.resolved for r in c.references)
+    if full or prev is None:
+        info = CorpusInfo(
+            name=corpus, adapter=adapter or (prev.adapter if prev else ""), version=uuid.uuid4().hex,
+            documents=len(c.documents), units=len(c.units), chunks=len(c.chunks), references=resolved,
+            unresolved=len(c.references) - resolved, embedder=model[0], dim=model[1],
+            chunking=chunking, source=source)
+        if full:
+            store.replace_corpus(info, c.documents, c.units, c.chunks, c.vectors, c.references)
+        else:
+            store.replace_documents(info, c.documents, c.units, c.chunks, c.vectors, c.references,
+                                    remove=c.remove, ref_sources=c.ref_sources)
+        return info
+    dropped = sorted({*c.remove, *(d.doc_id for d in c.documents)})
+    old_units = store.unit_ids(corpus, dropped) if dropped else []
+    old_docs = {u.doc_id for u in store.get_units(corpus, old_units).values()} if old_units else set()
+    old_chunks = sum(len(v) for v in store.units_chunks(corpus, old_units, Filters()).values()) if old_units else 0
+    old_refs = store.references_from(corpus, sorted({*old_units, *c.ref_sources}), unresolved=True)
+    old_resolved = sum(r.resolved for r in old_refs)
+    info = prev.model_copy(update={
+        "version": uuid.uuid4().hex, "created_at": utcnow(), "source": prev.source or source,
+        "documents": prev.documents - len(old_docs) + len(c.documents),
+        "units": prev.units - len(old_units) + len(c.units),
+        "chunks": prev.chunks - old_chunks + len(c.chunks),
+        "references": prev.references - old_resolved + resolved,
+        "unresolved": prev.unresolved - (len(old_refs) - old_resolved) + len(c.references) - resolved,
+        "embedder": model[0], "dim": model[1]})
+    store.replace_documents(info, c.documents, c.units, c.chunks, c.vectors, c.references,
+                            remove=c.remove, ref_sources=c.ref_sources)
+    return info
+
+
 def ingest(store: Store, embedder: Embedder, parsed: ParsedCorpus, *, corpus: str, adapter: str,
            source: str = "", chunking: Strategy = "structural", groups: list[str] | None = None,
            progress: Callable[[int, int], None] | None = None) -> CorpusInfo:
@@ -83,23 +154,9 @@ def ingest(store: Store, embedder: Embedder, parsed: ParsedCorpus, *, corpus: st
             progress(done, len(chunks))
 
     vectors = embedder.embed([c.embed_text for c in chunks], progress=tick)
-    info = CorpusInfo(
-        name=corpus, adapter=adapter, version=uuid.uuid4().hex, documents=len(documents), units=len(parsed.units),
-        chunks=len(chunks), references=sum(r.resolved for r in refs), unresolved=sum(not r.resolved for r in refs),
-        embedder=embedder.model_id, dim=embedder.dim, chunking=chunking, source=source)
-    store.replace_corpus(info, documents, parsed.units, chunks, vectors, refs)
+    info = write(store, embedder, Change(documents, parsed.units, chunks, vectors, refs), corpus=corpus, prev=None,
+                 full=True, adapter=adapter, source=source, chunking=chunking)
     log.info("ingested %s: %d units, %d chunks, %d references (%d unresolved, %d self dropped) in %.1fs",
              corpus, info.units, info.chunks, info.references, info.unresolved, dropped_self,
              time.perf_counter() - t0)
     return info
-
-
-def load_adapter_corpus(adapter_name: str, path: Path | None) -> ParsedCorpus:
-    from ingest import get_adapter
-
-    adapter = get_adapter(adapter_name)
-    if path is None and getattr(adapter, "needs_path", True):
-        raise AdapterError(f"the {adapter_name} adapter needs --path (the folder or file holding the corpus), "
-                           f"e.g. anchor ingest {adapter_name} --path ./{adapter_name}; the README's adapter "
-                           "table says where to get each corpus")
-    return adapter.load(path)

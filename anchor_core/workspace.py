@@ -47,7 +47,8 @@ def mark_demo_offered(home: Path) -> None:
 def ingest_demo(store: Store, embedder: Embedder, home: Path,
                 progress: Callable[[int, int], None] | None = None) -> CorpusInfo:
     """Ingest the bundled EU AI Act as corpus ``aiact`` (about a minute with MiniLM on two cores)."""
-    from anchor_core.indexing import ingest, load_adapter_corpus
+    from anchor_core.indexing import ingest
+    from ingest import load_adapter_corpus
 
     parsed = load_adapter_corpus(DEMO_CORPUS, None)
     info = ingest(store, embedder, parsed, corpus=DEMO_CORPUS, adapter=DEMO_CORPUS,
@@ -95,9 +96,7 @@ def delete_document(store: Store, corpus: str, doc_id: str) -> CorpusInfo:
     References of the remaining units are re-resolved: a reference into the removed document
     becomes unresolved rather than pointing at nothing. Deleting the last document deletes the
     corpus (returns the old record)."""
-    import uuid
-
-    from anchor_core.indexing import resolve_references
+    from anchor_core.indexing import Change, write
 
     info = store.corpus(corpus)
     docs = {d.doc_id for d in store.documents(corpus)}
@@ -108,16 +107,13 @@ def delete_document(store: Store, corpus: str, doc_id: str) -> CorpusInfo:
         store.delete_corpus(corpus)
         return info
     gone = set(store.unit_ids(corpus, [doc_id]))
-    keep_ids = [u for u in store.unit_ids(corpus) if u not in gone]
-    units = list(store.get_units(corpus, keep_ids).values())
-    raw = [r.model_copy(update={"resolved": False}) for r in store.references(corpus) if r.src_unit not in gone]
-    refs, _ = resolve_references(units, raw)
-    n_chunks = sum(len(v) for v in store.units_chunks(corpus, keep_ids, _all_filters()).values())
-    new = info.model_copy(update={
-        "version": uuid.uuid4().hex, "documents": len(docs) - 1, "units": len(units), "chunks": n_chunks,
-        "references": sum(r.resolved for r in refs), "unresolved": sum(not r.resolved for r in refs)})
-    store.replace_documents(new, [], [], [], np.zeros((0, max(info.dim, 1)), np.float32), refs, remove=[doc_id])
-    return new
+    # Only the units that cite the removed document change: their references into it become unresolved.
+    sources = sorted({r.src_unit for r in store.references_to(corpus, sorted(gone))} - gone)
+    refs = [r.model_copy(update={"resolved": False}) if r.dst_unit in gone else r
+            for r in store.references_from(corpus, sources, unresolved=True)]
+    change = Change([], [], [], np.zeros((0, max(info.dim, 1)), np.float32), refs, remove=[doc_id],
+                    ref_sources=sources)
+    return write(store, None, change, corpus=corpus, prev=info)
 
 
 def _all_filters():
@@ -277,6 +273,21 @@ def check_corpus_name(name: str) -> str:
         raise AnchorError(f"corpus name {name!r} is not usable: use 1–64 letters, digits, '.', '_' or '-', "
                           "starting with a letter or digit (e.g. contracts-2026)")
     return name
+
+
+def upload_estimates(files: list[tuple[str, int]], embedder: Embedder) -> list:
+    """What uploading ``(name, size)`` files will cost: one ``ingest.uploads.estimate.Estimate``
+    each (chunks from the size, time from the embedder's measured or known throughput)."""
+    from ingest.uploads.estimate import estimate
+
+    return [estimate(name, size, embedder) for name, size in files]
+
+
+def duration(seconds: float) -> str:
+    """``45 s``, ``12 min``, ``1.5 h``."""
+    from ingest.uploads.estimate import duration as say
+
+    return say(seconds)
 
 
 def upload_files(store: Store, embedder: Embedder, files: list[tuple[str, bytes]], *, corpus: str,

@@ -684,7 +684,8 @@ def main(argv: list[str] | None = None) -> int:
                 embedder = MiniLMEmbedder()
                 embedder._load()
             if aiact_db is None:
-                from anchor_core.indexing import ingest, load_adapter_corpus
+                from anchor_core.indexing import ingest
+                from ingest import load_adapter_corpus
 
                 _log("aiact: ingesting the AI Act in-process for the warm retrieval ...")
                 aiact_db = work / "warm" / "anchor.db"

@@ -26,10 +26,11 @@ import numpy as np
 from anchor_core.embed_cache import CachedEmbedder as PersistentCache
 from anchor_core.embeddings import make_embedder
 from anchor_core.errors import CorpusNotFound
-from anchor_core.indexing import ingest, load_adapter_corpus
+from anchor_core.indexing import ingest
 from anchor_core.retrieve import RetrievalSettings, retrieve
 from anchor_core.stores.sqlite import SQLiteStore
 from eval.data import DATA
+from ingest import load_adapter_corpus
 
 log = logging.getLogger("eval.sweep")
 HERE = Path(__file__).resolve().parent

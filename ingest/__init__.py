@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 from anchor_core.errors import AdapterError
+from anchor_core.models import ParsedCorpus
 
 ADAPTERS: dict[str, str] = {
     "aiact": "ingest.eurlex:AIActAdapter",
@@ -26,3 +28,14 @@ def get_adapter(name: str):
         ) from None
     module, _, cls = target.partition(":")
     return getattr(importlib.import_module(module), cls)()
+
+
+def load_adapter_corpus(adapter_name: str, path: Path | None) -> ParsedCorpus:
+    """The corpus the adapter ``adapter_name`` parses from ``path`` (the shells look adapters up;
+    the core indexes what they return)."""
+    adapter = get_adapter(adapter_name)
+    if path is None and getattr(adapter, "needs_path", True):
+        raise AdapterError(f"the {adapter_name} adapter needs --path (the folder or file holding the corpus), "
+                           f"e.g. anchor ingest {adapter_name} --path ./{adapter_name}; the README's adapter "
+                           "table says where to get each corpus")
+    return adapter.load(path)

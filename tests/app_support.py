@@ -10,10 +10,11 @@ from streamlit.testing.v1 import AppTest
 
 from anchor_core.config import Settings
 from anchor_core.embeddings import HashEmbedder
-from anchor_core.indexing import ingest, load_adapter_corpus
+from anchor_core.indexing import ingest
 from anchor_core.models import ParsedCorpus
 from anchor_core.stores import open_store
 from anchor_core.workspace import mark_demo_offered
+from ingest import load_adapter_corpus
 from tests.conftest import REPO
 
 APP = REPO / "app" / "main.py"

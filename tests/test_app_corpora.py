@@ -141,3 +141,19 @@ def test_corpora_table_shows_counts_and_backend(corpus):
     table = next(df.value for df in at.dataframe if "corpus" in df.value.columns)
     row = table[table["corpus"] == corpus].iloc[0]
     assert row["units"] == 306 and row["documents"] == 1 and row["store"].startswith("SQLite")
+
+
+def test_dropped_files_show_what_embedding_them_will_cost_and_warn_when_long(monkeypatch):
+    from ingest.uploads import estimate as E
+
+    at = A.app(PAGE)
+    at.file_uploader(key="up_files").set_value([("notes.md", b"# Notes\n\nShort text.\n", "text/markdown")])
+    at.run()
+    A.no_traceback(at)
+    assert any("chunks or so to embed, about 1 s" in c.value for c in at.caption)
+    assert not at.warning
+    monkeypatch.setattr(E, "WARN_SECONDS", 0.0)
+    at.run()
+    [warning] = [w.value for w in at.warning]
+    assert warning.startswith("A long upload: notes.md: 0.0 kB, about 1 chunks, about 1 s with hash")
+    assert "resumes where it stopped" in warning

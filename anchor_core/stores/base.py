@@ -24,13 +24,14 @@ class Store(Protocol):
 
     def replace_documents(self, info: CorpusInfo, documents: list[Document], units: list[Unit],
                           chunks: list[Chunk], vectors: np.ndarray, references: list[Reference],
-                          remove: Sequence[str] = ()) -> None:
+                          remove: Sequence[str] = (), ref_sources: Sequence[str] = ()) -> None:
         """Atomically, inside corpus ``info.name`` (created if absent): drop the documents whose
-        ids are in ``remove`` or among ``documents`` (with their units, chunks and vectors), insert
-        the given documents, units, chunks and vectors, replace the corpus's whole reference list
-        with ``references`` (the caller re-resolves every reference of the corpus, since a new
-        document can resolve references of the others), and store ``info`` (new version) as the
-        corpus record. Other documents stay untouched. Failure leaves the corpus as it was."""
+        ids are in ``remove`` or among ``documents`` (with their units, chunks, vectors and the
+        references written in their units), drop the references whose source unit is in
+        ``ref_sources`` (units of other documents whose references the caller re-resolved),
+        insert the given documents, units, chunks, vectors and ``references``, and store ``info``
+        (new version) as the corpus record. Everything else stays untouched, so the cost follows
+        the change, not the corpus. Failure leaves the corpus as it was."""
 
     def corpora(self) -> list[CorpusInfo]: ...
 
@@ -63,14 +64,21 @@ class Store(Protocol):
 
     def documents(self, corpus: str) -> list[Document]: ...
 
-    def references_from(self, corpus: str, unit_ids: list[str]) -> list[Reference]:
-        """Resolved references whose source is one of ``unit_ids``."""
+    def references_from(self, corpus: str, unit_ids: list[str], *, unresolved: bool = False) -> list[Reference]:
+        """Resolved references whose source is one of ``unit_ids`` (with ``unresolved``, the
+        unresolved ones too: every reference written in those units)."""
 
     def references_to(self, corpus: str, unit_ids: list[str]) -> list[Reference]:
         """Resolved references whose target is one of ``unit_ids`` (who cites these units)."""
 
     def references(self, corpus: str) -> list[Reference]:
         """All references of the corpus, resolved or not."""
+
+    def units_with_words(self, corpus: str, words: list[str]) -> list[str]:
+        """Ids of the units whose chunks (text and heading lead-in) hold every one of ``words``
+        as the full-text index tokenises them, each word anywhere in the unit. A superset for
+        the caller to narrow with its own matcher (stemming, lead-ins): it answers "who may
+        mention this title" from the index instead of reading every unit."""
 
     def chunk_vectors(self, corpus: str, chunk_ids: list[str]) -> np.ndarray:
         """Stored vectors of the chunks, in the order given (rows of zeros for unknown ids)."""

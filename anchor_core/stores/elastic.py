@@ -279,7 +279,7 @@ class ElasticStore:
 
     def replace_documents(self, info: CorpusInfo, documents: list[Document], units: list[Unit],
                           chunks: list[Chunk], vectors: np.ndarray, references: list[Reference],
-                          remove: Sequence[str] = ()) -> None:
+                          remove: Sequence[str] = (), ref_sources: Sequence[str] = ()) -> None:
         check_content(chunks, vectors, documents, units)
         alias = self._alias(info.name)
         old = self._alias_indices(alias)
@@ -290,11 +290,13 @@ class ElasticStore:
         if new in old:
             raise ValueError(f"corpus version {info.version!r} is already serving; a replace needs a new version")
         drop = sorted({*remove, *(d.doc_id for d in documents)})
+        # References written in the dropped documents' units or in re-resolved units are not copied.
+        sources = sorted({*ref_sources, *(self.unit_ids(info.name, drop) if drop else [])})
         self._create_index(new, info.dim or previous["data"].get("dim", 0))
         try:
             with self._errors("copy the unchanged documents"):
-                resp = self.client.reindex(body=B.copy_body(old[0], new, info.name, drop), wait_for_completion=True,
-                                           refresh=True)
+                resp = self.client.reindex(body=B.copy_body(old[0], new, info.name, drop, sources),
+                                           wait_for_completion=True, refresh=True)
             if resp.get("failures"):
                 f = resp["failures"][0]
                 raise StoreError(f"{len(resp['failures'])} records failed to copy, so the corpus was not changed. "
@@ -482,19 +484,21 @@ class ElasticStore:
         docs = [Document.model_validate(h["_source"]["data"]) for h in self._scan(corpus, body)]
         return sorted(docs, key=lambda d: d.doc_id)
 
-    def _refs(self, corpus: str, field: str | None, unit_ids: Sequence[str] | None) -> list[Reference]:
+    def _refs(self, corpus: str, field: str | None, unit_ids: Sequence[str] | None, *,
+              unresolved: bool = False) -> list[Reference]:
         if field is None:
             body = {"query": {"bool": {"filter": B.filter_clauses(corpus, Filters(), record="ref")}}}
             hits: Iterator[dict] = self._scan(corpus, body)
         else:
             if not unit_ids:
                 return []
-            hits = self._lookup(corpus, field, unit_ids, record="ref", extra=[{"term": {"resolved": True}}])
+            extra = [] if unresolved else [{"term": {"resolved": True}}]
+            hits = self._lookup(corpus, field, unit_ids, record="ref", extra=extra)
         refs = [B.reference_from_source(h["_source"]) for h in hits]
         return sorted(refs, key=lambda r: (r.src_unit, r.start)) if field else refs
 
-    def references_from(self, corpus: str, unit_ids: list[str]) -> list[Reference]:
-        return self._refs(corpus, "src_unit", unit_ids)
+    def references_from(self, corpus: str, unit_ids: list[str], *, unresolved: bool = False) -> list[Reference]:
+        return self._refs(corpus, "src_unit", unit_ids, unresolved=unresolved)
 
     def references_to(self, corpus: str, unit_ids: list[str]) -> list[Reference]:
         return self._refs(corpus, "dst_unit", unit_ids)
@@ -502,6 +506,18 @@ class ElasticStore:
     def references(self, corpus: str) -> list[Reference]:
         refs = self._refs(corpus, None, None)
         return sorted(refs, key=lambda r: (r.src_unit, r.start))
+
+    def units_with_words(self, corpus: str, words: list[str]) -> list[str]:
+        # One match per word over the chunk bodies, each narrowed to the units the previous words
+        # left (longest word first: usually the rarest), so a title cut by a chunk boundary is found.
+        todo = sorted({w for w in words if any(ch.isalnum() for ch in w)}, key=len, reverse=True)
+        found: set[str] | None = None
+        for w in todo:
+            body = B.word_body(corpus, w, sorted(found) if found is not None else None)
+            found = {h["_source"]["unit_id"] for h in self._scan(corpus, body)}
+            if not found:
+                return []
+        return sorted(found or [])
 
     def chunk_vectors(self, corpus: str, chunk_ids: list[str]) -> np.ndarray:
         dim = self.corpus(corpus).dim or B.DEFAULT_DIM

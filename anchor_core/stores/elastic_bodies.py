@@ -314,11 +314,27 @@ def alias_swap_actions(alias: str, new_index: str, old_indices: Sequence[str]) -
     return {"actions": actions}
 
 
-def copy_body(source_index: str, dest_index: str, corpus: str, drop_docs: Sequence[str]) -> dict[str, Any]:
+def copy_body(source_index: str, dest_index: str, corpus: str, drop_docs: Sequence[str],
+              drop_ref_sources: Sequence[str] = ()) -> dict[str, Any]:
     """``_reindex`` body for :meth:`replace_documents`: every doc/unit/chunk record of the corpus
-    except those of ``drop_docs``; references and the corpus record are written anew."""
+    except those of ``drop_docs``, and every reference except those written in
+    ``drop_ref_sources`` (units of dropped documents, units whose references were re-resolved);
+    the new references and the corpus record are written anew."""
+    records = {"bool": {"filter": [{"terms": {"type": ["doc", "unit", "chunk"]}}],
+                        "must_not": [{"terms": {"doc_id": list(drop_docs)}}]}}
+    refs = {"bool": {"filter": [{"term": {"type": "ref"}}],
+                     "must_not": [{"terms": {"src_unit": list(drop_ref_sources)}}]}}
     return {"source": {"index": source_index,
-                       "query": {"bool": {"filter": [{"term": {"corpus": corpus}},
-                                                     {"terms": {"type": ["doc", "unit", "chunk"]}}],
-                                          "must_not": [{"terms": {"doc_id": list(drop_docs)}}]}}},
+                       "query": {"bool": {"filter": [{"term": {"corpus": corpus}}],
+                                          "should": [records, refs], "minimum_should_match": 1}}},
             "dest": {"index": dest_index, "op_type": "create"}}
+
+
+def word_body(corpus: str, word: str, within_units: Sequence[str] | None) -> dict[str, Any]:
+    """Chunks whose body holds every token of ``word`` (unit ids only), optionally among ``within_units``."""
+    clauses = filter_clauses(corpus, Filters())
+    if within_units is not None:
+        clauses.append({"terms": {"unit_id": list(within_units)}})
+    return {"_source": ["unit_id"], "track_total_hits": False,
+            "query": {"bool": {"must": [{"match": {"body": {"query": word, "operator": "and"}}}],
+                               "filter": clauses}}}

@@ -59,6 +59,15 @@ CREATE INDEX IF NOT EXISTS refs_by_src ON refs (corpus, src_unit);
 CREATE INDEX IF NOT EXISTS refs_by_dst ON refs (corpus, dst_unit);
 """
 
+DOC_INDEXES = """
+CREATE INDEX IF NOT EXISTS units_by_doc ON units (corpus, doc_id);
+CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (corpus, doc_id);
+CREATE INDEX IF NOT EXISTS doc_groups_by_doc ON doc_groups (corpus, doc_id);
+"""
+"""Lookups by document (document replaces, uploads), so a replace reads the document's rows and
+not the corpus's. Created by the first document replace of a store that lacks them, inside its
+transaction: opening a store stays read-only, and the layout number does not change."""
+
 
 @dataclass
 class _Matrix:
@@ -122,9 +131,10 @@ class SQLiteStore:
     # -- writing --------------------------------------------------------------------------
 
     @contextmanager
-    def _write(self, name: str) -> Iterator[sqlite3.Cursor]:
+    def _write(self, name: str, keep_matrix: bool = False) -> Iterator[sqlite3.Cursor]:
         """One write transaction on corpus ``name``: taken at once (``BEGIN IMMEDIATE``), committed
-        when the block ends, rolled back on any error; the corpus's cached vector matrix is dropped."""
+        when the block ends, rolled back on any error; the corpus's cached vector matrix is dropped
+        unless the caller patches it (``keep_matrix``)."""
         with self._lock:
             cur = self._db.cursor()
             try:
@@ -135,7 +145,8 @@ class SQLiteStore:
                 if self._db.in_transaction:
                     cur.execute("ROLLBACK")
                 raise
-            self._matrices.pop(name, None)
+            if not keep_matrix:
+                self._matrices.pop(name, None)
 
     def replace_corpus(self, info: CorpusInfo, documents: list[Document], units: list[Unit],
                        chunks: list[Chunk], vectors: np.ndarray, references: list[Reference]) -> None:
@@ -191,32 +202,61 @@ class SQLiteStore:
 
     def replace_documents(self, info: CorpusInfo, documents: list[Document], units: list[Unit],
                           chunks: list[Chunk], vectors: np.ndarray, references: list[Reference],
-                          remove: Sequence[str] = ()) -> None:
+                          remove: Sequence[str] = (), ref_sources: Sequence[str] = ()) -> None:
         check_content(chunks, vectors, documents, units)
         vecs = np.asarray(vectors, dtype=np.float32)
         name = info.name
         gone = sorted({*remove, *(d.doc_id for d in documents)})
-        with self._write(name) as cur:
-            row = cur.execute("SELECT fts FROM corpora WHERE name = ?", (name,)).fetchone()
+        sources = sorted(set(ref_sources))
+        with self._write(name, keep_matrix=True) as cur:
+            for stmt in filter(str.strip, DOC_INDEXES.split(";")):
+                cur.execute(stmt)
+            row = cur.execute("SELECT fts, version FROM corpora WHERE name = ?", (name,)).fetchone()
             if row is None:
-                fts = self._create_fts(cur, info.version)
+                fts, before = self._create_fts(cur, info.version), None
             else:
                 # The corpus keeps its full-text table across document replaces; only the version
                 # (which invalidates cached vector matrices) changes.
-                fts = row[0]
+                fts, before = row
             for i in range(0, len(gone), 500):
                 batch = gone[i:i + 500]
                 marks = ",".join("?" * len(batch))
                 cur.execute(f"DELETE FROM {fts} WHERE rowid IN (SELECT id FROM chunks WHERE corpus = ? AND "
                             f"doc_id IN ({marks}))", [name, *batch])
+                cur.execute(f"DELETE FROM refs WHERE corpus = ? AND src_unit IN (SELECT unit_id FROM units WHERE "
+                            f"corpus = ? AND doc_id IN ({marks}))", [name, name, *batch])
                 for table in ("chunks", "units", "documents", "doc_groups"):
                     cur.execute(f"DELETE FROM {table} WHERE corpus = ? AND doc_id IN ({marks})", [name, *batch])
+            for i in range(0, len(sources), 500):
+                batch = sources[i:i + 500]
+                cur.execute(f"DELETE FROM refs WHERE corpus = ? AND src_unit IN ({','.join('?' * len(batch))})",
+                            [name, *batch])
             self._insert_documents(cur, name, documents, units)
             self._insert_chunks(cur, name, fts, chunks, vecs)
-            cur.execute("DELETE FROM refs WHERE corpus = ?", (name,))
             self._insert_refs(cur, name, references)
             cur.execute("INSERT OR REPLACE INTO corpora VALUES (?, ?, ?, ?)",
                         (name, info.version, info.model_dump_json(), fts))
+        self._patch_matrix(name, before, info.version, gone, chunks, vecs)
+
+    def _patch_matrix(self, name: str, before: str | None, version: str, gone: list[str], chunks: list[Chunk],
+                      vecs: np.ndarray) -> None:
+        """Bring a cached vector matrix to the new version without re-reading every vector: drop
+        the rows of the replaced documents and append the new chunks (new rows come last, as a
+        reload ordered by row id would put them). Any doubt (no cache, another writer's version
+        in between) drops the cache and the next query reloads."""
+        with self._lock:
+            m = self._matrices.pop(name, None)
+            if m is None or before is None or m.version != before or (len(m.chunk_ids) and vecs.size and
+                                                                    m.vectors.shape[1] != vecs.shape[1]):
+                return
+            keep = ~np.isin(m.doc_ids, gone) if gone and len(m.chunk_ids) else np.ones(len(m.chunk_ids), bool)
+            chunk_ids = [c for c, k in zip(m.chunk_ids, keep) if k] + [c.chunk_id for c in chunks]
+            vectors = np.vstack([m.vectors[keep], vecs]) if len(chunks) else m.vectors[keep]
+            self._matrices[name] = _Matrix(
+                version=version, chunk_ids=chunk_ids, row_of={c: i for i, c in enumerate(chunk_ids)},
+                doc_ids=np.concatenate([m.doc_ids[keep], np.array([c.doc_id for c in chunks], dtype=object)]),
+                kinds=np.concatenate([m.kinds[keep], np.array([c.kind for c in chunks], dtype=object)]),
+                vectors=vectors)
 
     def _delete(self, cur: sqlite3.Cursor, name: str) -> None:
         for (fts,) in cur.execute("SELECT fts FROM corpora WHERE name = ?", (name,)).fetchall():
@@ -411,20 +451,61 @@ class SQLiteStore:
 
     _REF_COLS = 'src_unit, src_part, start, "end", raw, dst_unit, dst_part, resolved, in_title'
 
-    def references_from(self, corpus: str, unit_ids: list[str]) -> list[Reference]:
-        if not unit_ids:
-            return []
-        return self._refs(f"SELECT {self._REF_COLS} FROM refs WHERE corpus = ? AND resolved = 1 AND src_unit IN "
-                          f"({','.join('?' * len(unit_ids))}) ORDER BY src_unit, start", [corpus, *unit_ids])
+    def references_from(self, corpus: str, unit_ids: list[str], *, unresolved: bool = False) -> list[Reference]:
+        out: list[Reference] = []
+        which = "" if unresolved else "AND resolved = 1 "
+        for i in range(0, len(unit_ids), 500):
+            batch = unit_ids[i:i + 500]
+            out += self._refs(f"SELECT {self._REF_COLS} FROM refs WHERE corpus = ? {which}AND src_unit IN "
+                              f"({','.join('?' * len(batch))})", [corpus, *batch])
+        return sorted(out, key=lambda r: (r.src_unit, r.start))
 
     def references_to(self, corpus: str, unit_ids: list[str]) -> list[Reference]:
-        if not unit_ids:
-            return []
-        return self._refs(f"SELECT {self._REF_COLS} FROM refs WHERE corpus = ? AND resolved = 1 AND dst_unit IN "
-                          f"({','.join('?' * len(unit_ids))}) ORDER BY src_unit, start", [corpus, *unit_ids])
+        out: list[Reference] = []
+        for i in range(0, len(unit_ids), 500):
+            batch = unit_ids[i:i + 500]
+            out += self._refs(f"SELECT {self._REF_COLS} FROM refs WHERE corpus = ? AND resolved = 1 AND dst_unit IN "
+                              f"({','.join('?' * len(batch))})", [corpus, *batch])
+        return sorted(out, key=lambda r: (r.src_unit, r.start))
 
     def references(self, corpus: str) -> list[Reference]:
         return self._refs(f"SELECT {self._REF_COLS} FROM refs WHERE corpus = ? ORDER BY src_unit, start", [corpus])
+
+    def units_with_words(self, corpus: str, words: list[str]) -> list[str]:
+        # One FTS phrase per word (FTS5 tokenises it as it tokenised the chunks), each looked up per
+        # unit, so a title cut by a chunk boundary is still found. The rarest word picks the
+        # candidate units; the others only narrow them, so a common word never joins every chunk.
+        phrases = [_fts_term(w) for w in dict.fromkeys(words) if any(ch.isalnum() for ch in w)]
+        rows = self._rows("SELECT fts FROM corpora WHERE name = ?", (corpus,))
+        if not rows:
+            self.corpus(corpus)  # raises CorpusNotFound with the list of corpora
+        if not phrases:
+            return []
+        f = rows[0][0]
+        phrases.sort(key=lambda p: self._rows(f"SELECT count(*) FROM {f} WHERE {f} MATCH ?", [p])[0][0])
+        # Chunk ids first, then the units: driving the join from the full-text side keeps SQLite
+        # from walking the corpus's chunks and probing the index for each.
+        first = [r[0] for r in self._rows(f"SELECT DISTINCT unit_id FROM chunks WHERE id IN (SELECT rowid FROM {f} "
+                                          f"WHERE {f} MATCH ?) AND corpus = ?", [phrases[0], corpus])]
+        if not first or len(phrases) == 1:
+            return sorted(first)
+        unit_of: dict[int, str] = {}
+        for i in range(0, len(first), 500):
+            batch = first[i:i + 500]
+            unit_of.update(self._rows(f"SELECT id, unit_id FROM chunks WHERE corpus = ? AND unit_id IN "
+                                      f"({','.join('?' * len(batch))})", [corpus, *batch]))
+        found = set(first)
+        for p in phrases[1:]:
+            ids = [i for i, u in unit_of.items() if u in found]
+            hit: set[str] = set()
+            for i in range(0, len(ids), 500):
+                batch = ids[i:i + 500]
+                hit |= {unit_of[r[0]] for r in self._rows(f"SELECT rowid FROM {f} WHERE {f} MATCH ? AND rowid IN "
+                                                          f"({','.join('?' * len(batch))})", [p, *batch])}
+            found &= hit
+            if not found:
+                break
+        return sorted(found)
 
     def stats(self) -> dict[str, int]:
         return {"corpora": len(self.corpora()), "chunks": self._rows("SELECT count(*) FROM chunks")[0][0]}

@@ -26,6 +26,17 @@ with st.container(border=True):
     st.subheader("Add documents")
     files = st.file_uploader("Drop PDF, Word, HTML, Markdown or text files (several at once)",
                              type=workspace.UPLOAD_TYPES, accept_multiple_files=True, key="up_files")
+    if files:
+        estimates = R.safe(workspace.upload_estimates, [(f.name, f.size) for f in files],
+                           workspace.ingest_embedder(R.embedder(), R.settings()), default=[])
+        long = [e for e in estimates if e.large]
+        if long:
+            st.warning("A long upload: " + "; ".join(e.summary() for e in long) + " (estimated from the size). "
+                       "If it is interrupted, embedding resumes where it stopped on the next upload of the file.",
+                       icon=":material/schedule:")
+        elif estimates:
+            st.caption(f"{sum(e.chunks for e in estimates):,} chunks or so to embed, "
+                       f"about {workspace.duration(sum(e.seconds or 0 for e in estimates))}.")
     c1, c2, c3 = st.columns([2, 3, 3])
     into = c1.radio("Into", ["new corpus", "existing corpus"], key="up_into", disabled=not names)
     if into == "new corpus" or not names:
@@ -47,6 +58,8 @@ with st.container(border=True):
             def progress(p) -> None:
                 frac = (p.index + (p.done / p.total if p.total else 0.0)) / max(p.files, 1)
                 detail = f" ({p.done} of {p.total} chunks)" if p.total else ""
+                if p.estimate is not None and p.estimate.large and p.estimate.seconds:
+                    detail += f", about {workspace.duration(p.estimate.seconds)} in all"
                 bar.progress(min(frac, 1.0), text=f"file {p.index + 1} of {p.files}: {p.name} — {p.stage}{detail}")
 
             emb = workspace.ingest_embedder(R.embedder(), R.settings())

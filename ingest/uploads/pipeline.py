@@ -4,7 +4,8 @@
 page call. Each file is read, checked and extracted on its own: a bad file fails with a
 message saying what is wrong and what to do, and the other files of the batch go on. All
 files that succeeded are written in one :meth:`Store.replace_documents` transaction, so the
-stored corpus moves from one consistent version to the next or not at all.
+stored corpus moves from one consistent version to the next or not at all. The write touches
+the new documents and the stored units whose references they change, not the whole corpus.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -22,14 +22,15 @@ import numpy as np
 
 from anchor_core.embeddings import Embedder
 from anchor_core.errors import AnchorError, CorpusNotFound, StoreError
-from anchor_core.indexing import resolve_references
-from anchor_core.models import Chunk, CorpusInfo, Document, Filters, Reference, Unit, utcnow
+from anchor_core.indexing import Change, resolve_references, write
+from anchor_core.models import Chunk, CorpusInfo, Document, Reference, Unit, utcnow
 from anchor_core.stores.base import Store
 from ingest.uploads.detect import detect_format
 from ingest.uploads.errors import UploadError
+from ingest.uploads.estimate import Estimate, estimate
 from ingest.uploads.extract import extract
 from ingest.uploads.ids import doc_ids
-from ingest.uploads.refs import find_references
+from ingest.uploads.refs import Catalogue, find_references, title_names
 from ingest.uploads.structure import chunks_of, split
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,8 @@ class FileResult:
     size: int = 0
     timings: dict[str, float] = field(default_factory=dict)
     """Seconds spent on this file: ``read``, ``extract`` (text, repair, structure), ``embed``."""
+    estimate: Estimate | None = None
+    """What embedding this file was expected to cost, said before it started."""
 
     @property
     def ok(self) -> bool:
@@ -101,6 +104,8 @@ class Progress:
     stage: str
     done: int = 0
     total: int = 0
+    estimate: Estimate | None = None
+    """At the start of ``embed``: the chunks to embed (counted), those already cached, and the time it will take."""
 
 
 def collect(files: Iterable[Upload | tuple[str, bytes] | str | Path]) -> list[Upload]:
@@ -193,9 +198,9 @@ def ingest_uploads(store: Store, embedder: Embedder, files: Iterable[Upload | tu
     pending: list[FileResult] = []
     seen_hashes: dict[str, str] = {}
 
-    def tell(i: int, stage: str, done: int = 0, total: int = 0) -> None:
+    def tell(i: int, stage: str, done: int = 0, total: int = 0, estimate: Estimate | None = None) -> None:
         if progress:
-            progress(Progress(uploads[i].name, i, len(uploads), stage, done, total))
+            progress(Progress(uploads[i].name, i, len(uploads), stage, done, total, estimate))
 
     assigned = doc_ids([up.name for up in uploads], stored)
     for i, (up, ids, res) in enumerate(zip(uploads, assigned, results)):
@@ -239,7 +244,13 @@ def ingest_uploads(store: Store, embedder: Embedder, files: Iterable[Upload | tu
             structure = split(ex, doc_id, title)
             chunks = [c for u in structure.units for c in chunks_of(u, structure.found, title)]
             res.timings["extract"] = time.perf_counter() - t
-            tell(i, "embed", 0, len(chunks))
+            texts = [c.embed_text for c in chunks]
+            missing = getattr(embedder, "missing", None)
+            cached = len(chunks) - min(missing(texts), len(chunks)) if callable(missing) else 0
+            res.estimate = estimate(up.name, len(data), embedder, chunks=len(chunks), cached=cached)
+            if res.estimate.large:
+                log.info("%s", res.estimate.summary())
+            tell(i, "embed", 0, len(chunks), res.estimate)
             t = time.perf_counter()
             done = 0
 
@@ -248,7 +259,7 @@ def ingest_uploads(store: Store, embedder: Embedder, files: Iterable[Upload | tu
                 done += n
                 tell(i, "embed", done, total)
 
-            vecs = embedder.embed([c.embed_text for c in chunks], progress=tick)
+            vecs = embedder.embed(texts, progress=tick)
             res.timings["embed"] = time.perf_counter() - t
         except UploadError as err:
             res.status, res.error = "failed", str(err)
@@ -334,33 +345,44 @@ def _version_record(doc: Document) -> dict:
 def _write(store: Store, embedder: Embedder, corpus: str, prev: CorpusInfo | None, stored: dict[str, Document],
            docs: list[Document], units: list[Unit], chunks: list[Chunk], vectors: np.ndarray
            ) -> tuple[CorpusInfo, list[Reference]]:
-    """Re-find the references of every uploaded document of the corpus (a new document can resolve
-    references written in the others), keep other adapters' references, and write."""
-    replaced = {d.doc_id for d in docs}
-    kept_docs = [d for dd, d in stored.items() if dd not in replaced]
-    kept_upload_docs = [d for d in kept_docs if d.meta.get("upload")]
-    kept_upload_units = list(store.get_units(corpus, store.unit_ids(corpus, [d.doc_id for d in kept_upload_docs]))
-                             .values()) if prev and kept_upload_docs else []
-    all_upload_units = kept_upload_units + units
-    raw = find_references(kept_upload_docs + docs, all_upload_units)
-    refs, _ = resolve_references(all_upload_units, raw)
+    """Find the references of the new documents, re-resolve the stored units whose references
+    they change, and write only that (:func:`anchor_core.indexing.write`).
+
+    A stored unit's references can change when a new or replaced document is what it names
+    (its title or file name appears in the unit: found through the store's full-text index) or
+    when it pointed into a replaced document's old units (found through the reference index).
+    Those units, and the documents their references name, are read; nothing else is."""
+    new = {d.doc_id: d for d in docs}
+    uploaded = sorted({**{k: d for k, d in stored.items() if d.meta.get("upload")}, **new}.values(),
+                      key=lambda d: d.doc_id)
+    replaced = sorted(set(new) & set(stored))
+    old_ids = store.unit_ids(corpus, replaced) if prev and replaced else []
+    new_ids = {u.unit_id for u in units}
+    gone = set(old_ids) - new_ids
+    candidates: set[str] = set()
+    into_old = {r.src_unit for r in store.references_to(corpus, old_ids)} if old_ids else set()
+    candidates |= into_old
     if prev is not None:
-        remaining = set(store.unit_ids(corpus, [d.doc_id for d in kept_docs if not d.meta.get("upload")]))
-        upload_ids = {u.unit_id for u in all_upload_units}
-        for r in store.references(corpus):
-            if r.src_unit in remaining:  # another adapter's reference: keep it, unless its target left
-                gone = r.dst_unit is not None and r.dst_unit not in remaining and r.dst_unit not in upload_ids
-                refs.append(r.model_copy(update={"resolved": False, "dst_unit": None, "dst_part": None})
-                            if gone else r)
-    old_ids = store.unit_ids(corpus, sorted(replaced & set(stored))) if prev else []
-    old_chunks = sum(len(v) for v in store.units_chunks(corpus, old_ids, Filters()).values()) if old_ids else 0
-    n_units = len(store.unit_ids(corpus)) - len(old_ids) + len(units) if prev else len(units)
-    info = CorpusInfo(
-        name=corpus, adapter=prev.adapter if prev else "uploads", version=uuid.uuid4().hex,
-        documents=len(kept_docs) + len(docs), units=n_units,
-        chunks=(prev.chunks if prev else 0) - old_chunks + len(chunks),
-        references=sum(r.resolved for r in refs), unresolved=sum(not r.resolved for r in refs),
-        embedder=embedder.model_id, dim=embedder.dim, chunking=prev.chunking if prev else "structural",
-        source=prev.source if prev and prev.source else "uploads")
-    store.replace_documents(info, docs, units, chunks, vectors, refs)
+        for d in docs:
+            for name in title_names(d.title, str(d.meta.get("file", ""))):
+                candidates |= set(store.units_with_words(corpus, name.split()))
+    candidates -= new_ids | set(old_ids)
+    found = store.get_units(corpus, sorted(candidates)) if candidates else {}
+    upload_ids = {d.doc_id for d in uploaded}
+    sources = [u for u in found.values() if u.doc_id in upload_ids]
+    adapter_sources = sorted(u for u, x in found.items() if x.doc_id not in upload_ids and u in into_old)
+
+    def load(doc_id: str) -> list[Unit]:
+        return list(store.get_units(corpus, store.unit_ids(corpus, [doc_id])).values())
+
+    cat = Catalogue(uploaded, units, load=load if prev else None)
+    raw = find_references(uploaded, units + sources, cat)
+    refs, _ = resolve_references(list(cat.units.values()), raw)
+    # Another adapter's references are kept, except that a target that left becomes unresolved.
+    for r in store.references_from(corpus, adapter_sources, unresolved=True) if adapter_sources else []:
+        refs.append(r.model_copy(update={"resolved": False, "dst_unit": None, "dst_part": None})
+                    if r.dst_unit in gone else r)
+    rewritten = sorted(u.unit_id for u in sources) + adapter_sources
+    change = Change(docs, units, chunks, vectors, refs, ref_sources=rewritten)
+    info = write(store, embedder, change, corpus=corpus, prev=prev, adapter="uploads", source="uploads")
     return info, refs

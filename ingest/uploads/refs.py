@@ -1,7 +1,8 @@
 """References inside and across uploaded documents.
 
-Run over every uploaded unit of a corpus at once (a new document can resolve references
-written in the others), returning raw references that
+Run over the units of new or replaced documents, and over the stored units whose references
+they can change (a new document can resolve references written in the others), returning raw
+references that
 :func:`anchor_core.indexing.resolve_references` then marks resolved or not:
 
 - ``clause 12.3``, ``Clauses 4 and 5``, ``section 4.2(b)``, ``as defined in Section 1``,
@@ -17,8 +18,10 @@ written in the others), returning raw references that
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from anchor_core.models import Document, Reference, Unit
@@ -46,42 +49,85 @@ _TERM_STOP = {"Agreement", "This Agreement", "Party", "Parties"}
 
 
 class Catalogue:
-    """Where targets are: per document, its body units, series units, parts and defined terms."""
+    """Where targets are: per document, its body units, series units, parts and defined terms.
 
-    def __init__(self, documents: list[Document], units: list[Unit]) -> None:
+    ``documents`` are every uploaded document of the corpus (their titles are what a reference can
+    name); ``units`` those at hand. A document whose units are not at hand is read through
+    ``load(doc_id)`` the first time a reference needs it, so re-resolving a few units reads the
+    documents they name, not the corpus."""
+
+    def __init__(self, documents: list[Document], units: list[Unit],
+                 load: Callable[[str], list[Unit]] | None = None) -> None:
         self.docs = {d.doc_id: d for d in documents}
-        self.units = {u.unit_id: u for u in units}
-        self.body: dict[tuple[str, str], str] = {}
-        self.series: dict[tuple[str, str, str], str] = {}
-        self.first: dict[str, str] = {}
+        self.units: dict[str, Unit] = {}
+        self._load = load
+        self._loaded: set[str] = set()
+        self._body: dict[tuple[str, str], str] = {}
+        self._series: dict[tuple[str, str, str], str] = {}
+        self._first: dict[str, str] = {}
         self.labels: dict[str, set[str]] = {}
+        self._terms: dict[str, dict[str, tuple[str, str | None]]] = defaultdict(dict)
+        by_doc: dict[str, list[Unit]] = defaultdict(list)
         for u in units:
+            by_doc[u.doc_id].append(u)
+        for doc_id, us in by_doc.items():
+            self._add(doc_id, us)
+        # Title patterns are compiled only for the units whose text passes a cheap word check, so a
+        # corpus of many documents costs a substring test per title, not a regex compile.
+        self._names: list[tuple[str, str, str, str]] = []
+        for d in documents:
+            for name in title_names(d.title, str(d.meta.get("file", ""))):
+                words = name.casefold().split()
+                self._names.append((name, d.doc_id, words[0], words[-1]))
+
+    def _add(self, doc_id: str, units: list[Unit]) -> None:
+        self._loaded.add(doc_id)
+        for u in units:
+            self.units[u.unit_id] = u
             ns, key = u.meta.get("ns"), str(u.meta.get("key", ""))
-            self.first.setdefault(u.doc_id, u.unit_id)
+            self._first.setdefault(u.doc_id, u.unit_id)
             self.labels[u.unit_id] = {p.label for p in u.parts}
             if ns == "body":
-                self.body[(u.doc_id, key)] = u.unit_id
+                self._body[(u.doc_id, key)] = u.unit_id
             elif ns in SERIES:
-                self.series[(u.doc_id, ns, key)] = u.unit_id
-        self.terms: dict[str, dict[str, tuple[str, str | None]]] = defaultdict(dict)
+                self._series[(u.doc_id, ns, key)] = u.unit_id
         for u in units:
             for rx in (_DEFINES, _INLINE_DEF):
                 for m in rx.finditer(u.text):
                     term = " ".join(m.group("t").split())
-                    if len(term) >= 3 and term not in _TERM_STOP and term not in self.terms[u.doc_id]:
-                        self.terms[u.doc_id][term] = (u.unit_id, part_at(u, m.start()))
-        self.titles: list[tuple[re.Pattern[str], str]] = []
-        for d in documents:
-            names = {d.title.strip()}
-            stem = PurePosixPath(d.meta.get("file", "")).stem
-            names.add(re.sub(r"[_\-]+", " ", stem).strip())
-            for name in names:
-                if len(name.split()) >= 2 and 8 <= len(name) <= 80:
-                    self.titles.append((re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, name.split())) + r"(?!\w)",
-                                                   re.I), d.doc_id))
+                    if len(term) >= 3 and term not in _TERM_STOP and term not in self._terms[u.doc_id]:
+                        self._terms[u.doc_id][term] = (u.unit_id, part_at(u, m.start()))
+
+    def _need(self, doc_id: str) -> None:
+        if doc_id not in self._loaded:
+            self._loaded.add(doc_id)
+            if self._load is not None and doc_id in self.docs:
+                self._add(doc_id, self._load(doc_id))
+
+    def body(self, doc_id: str, key: str) -> str | None:
+        self._need(doc_id)
+        return self._body.get((doc_id, key))
+
+    def series(self, doc_id: str, ns: str, key: str) -> str | None:
+        self._need(doc_id)
+        return self._series.get((doc_id, ns, key))
+
+    def first(self, doc_id: str) -> str | None:
+        self._need(doc_id)
+        return self._first.get(doc_id)
+
+    def terms(self, doc_id: str) -> dict[str, tuple[str, str | None]]:
+        self._need(doc_id)
+        return self._terms.get(doc_id, {})
+
+    def named_in(self, text: str) -> list[tuple[re.Pattern[str], str]]:
+        """The title patterns that may match in ``text``, in document order: a cheap word check
+        first, so a unit is not run through every title of a large corpus."""
+        low = text.casefold()
+        return [(_title_pattern(name), doc_id) for name, doc_id, a, b in self._names if a in low and b in low]
 
     def doc_named(self, where: str) -> str | None:
-        for rx, doc_id in self.titles:
+        for rx, doc_id in self.named_in(where):
             if rx.fullmatch(where.strip()) or rx.match(where.strip()):
                 return doc_id
         return None
@@ -97,9 +143,26 @@ class Catalogue:
         return None
 
 
-def find_references(documents: list[Document], units: list[Unit]) -> list[Reference]:
-    """Raw references of ``units`` (uploaded units of one corpus); see the module docstring."""
-    cat = Catalogue(documents, units)
+@functools.lru_cache(maxsize=65536)
+def title_names(title: str, file: str = "") -> list[str]:
+    """The names by which other documents can mention a document: its title and its file name,
+    when two words or more and 8 to 80 characters long."""
+    names = {title.strip()}
+    stem = PurePosixPath(file).stem
+    names.add(re.sub(r"[_\-]+", " ", stem).strip())
+    return sorted(n for n in names if len(n.split()) >= 2 and 8 <= len(n) <= 80)
+
+
+@functools.lru_cache(maxsize=4096)
+def _title_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, name.split())) + r"(?!\w)", re.I)
+
+
+def find_references(documents: list[Document], units: list[Unit], catalogue: Catalogue | None = None
+                    ) -> list[Reference]:
+    """Raw references of ``units`` (uploaded units of one corpus); see the module docstring.
+    ``catalogue`` (default: one of ``documents`` and ``units``) is where targets are looked up."""
+    cat = catalogue or Catalogue(documents, units)
     out: list[Reference] = []
     for u in units:
         structural = _structural(u, cat)
@@ -128,7 +191,7 @@ def _where(u: Unit, end: int, cat: Catalogue) -> tuple[str, str | None, int] | N
         return "doc", u.doc_id, m.end()
     sm = re.match(r"(Schedule|Annex|Appendix|Exhibit)\s+(\S+)", where)
     if sm:
-        return "series", cat.series.get((u.doc_id, sm.group(1).lower(), series_key(sm.group(2)))), m.end()
+        return "series", cat.series(u.doc_id, sm.group(1).lower(), series_key(sm.group(2))), m.end()
     doc = cat.doc_named(where)
     if doc:
         return "doc", doc, m.end()
@@ -169,7 +232,7 @@ def _structural(u: Unit, cat: Catalogue) -> list[Reference]:
                 continue
             if not kw.startswith(("paragraph", *BODY, "sub")):
                 continue
-            target = cat.body.get((doc, top)) if doc else None
+            target = cat.body(doc, top) if doc else None
             refs.append(_ref(u, m.start(), end, target, cat.part_of(target, num) if target else None))
     for m in _SERIES_REF.finditer(u.text):
         if any(a <= m.start() < b for a, b in spans):
@@ -179,7 +242,7 @@ def _structural(u: Unit, cat: Catalogue) -> list[Reference]:
         where = _where(u, m.end(), cat)
         doc = where[1] if where and where[0] == "doc" else u.doc_id
         end = where[2] if where and where[0] == "doc" else m.end()
-        target = cat.series.get((doc, ns, series_key(m.group("n")))) if doc else None
+        target = cat.series(doc, ns, series_key(m.group("n"))) if doc else None
         refs.append(_ref(u, m.start(), end, target))
     return refs
 
@@ -191,7 +254,7 @@ def _items(u: Unit, cat: Catalogue) -> list[Reference]:
         x = m.group("x") or m.group("y")
         if m.group("num"):  # "paragraph (a) of clause 2.2"
             num = m.group("num")
-            target = cat.body.get((u.doc_id, num.split(".")[0]))
+            target = cat.body(u.doc_id, num.split(".")[0])
             refs.append(_ref(u, m.start(), m.end(), target, cat.part_of(target, f"{num}({x})") if target else None))
             continue
         here = part_at(u, m.start()) or ""
@@ -212,7 +275,7 @@ def _items(u: Unit, cat: Catalogue) -> list[Reference]:
 
 
 def _terms(u: Unit, cat: Catalogue) -> list[Reference]:
-    terms = cat.terms.get(u.doc_id, {})
+    terms = cat.terms(u.doc_id)
     if not terms:
         return []
     refs = []
@@ -236,7 +299,7 @@ def _terms(u: Unit, cat: Catalogue) -> list[Reference]:
 def _documents(u: Unit, cat: Catalogue) -> list[Reference]:
     refs = []
     seen: set[tuple[str | None, str]] = set()
-    for rx, doc_id in cat.titles:
+    for rx, doc_id in cat.named_in(u.text):
         if doc_id == u.doc_id:
             continue
         for m in rx.finditer(u.text):
@@ -244,5 +307,5 @@ def _documents(u: Unit, cat: Catalogue) -> list[Reference]:
             if (src_part, doc_id) in seen:
                 continue
             seen.add((src_part, doc_id))
-            refs.append(_ref(u, m.start(), m.end(), cat.first.get(doc_id)))
+            refs.append(_ref(u, m.start(), m.end(), cat.first(doc_id)))
     return refs

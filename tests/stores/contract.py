@@ -39,14 +39,14 @@ def _doc_parts(doc_id: str, texts: list[str], groups: list[str] | None = None, p
 class ReplaceDocumentsContract:
     """``replace_documents``: add or swap single documents inside a corpus, atomically."""
 
-    def _put(self, store, name, docs_units_chunks, refs=(), remove=(), version=None):
+    def _put(self, store, name, docs_units_chunks, refs=(), remove=(), version=None, ref_sources=()):
         docs = [d for d, _, _ in docs_units_chunks]
         units = [u for _, us, _ in docs_units_chunks for u in us]
         chunks = [c for _, _, cs in docs_units_chunks for c in cs]
         info = CorpusInfo(name=name, adapter="uploads", version=version or uuid.uuid4().hex, embedder="hash-bow-384",
                           dim=384, documents=len(docs), units=len(units), chunks=len(chunks))
         store.replace_documents(info, docs, units, chunks, HashEmbedder().embed([c.embed_text for c in chunks]),
-                                list(refs), remove=list(remove))
+                                list(refs), remove=list(remove), ref_sources=list(ref_sources))
         return info
 
     def test_creates_the_corpus_and_keeps_pages(self, store):
@@ -76,18 +76,65 @@ class ReplaceDocumentsContract:
         texts = {c.text for c in store.get_chunks("up", [cid for cid, _ in found]).values()}
         assert len(found) == 3 and "Premiums are due monthly." not in texts  # vectors reloaded, old ones gone
 
-    def test_remove_and_references_replace_the_whole_list(self, store):
-        a = _doc_parts("a", ["See clause 1 of b."])
-        b = _doc_parts("b", ["Clause one text."])
+    def test_remove_drops_the_removed_documents_references_and_re_resolved_ones_are_swapped(self, store):
+        a = _doc_parts("a", ["See clause 1 of b.", "And clause 1 of c."])
+        b = _doc_parts("b", ["Clause one text. See a."])
+        c = _doc_parts("c", ["Clause one of c."])
         r = Reference(src_unit="a/1", start=4, end=12, raw="clause 1", dst_unit="b/1", resolved=True)
-        self._put(store, "up", [a, b], refs=[r])
+        r2 = Reference(src_unit="a/2", start=4, end=12, raw="clause 1", dst_unit="c/1", resolved=True)
+        back = Reference(src_unit="b/1", start=20, end=21, raw="a", dst_unit="a/1", resolved=True)
+        self._put(store, "up", [a, b, c], refs=[r, r2, back])
         assert [x.dst_unit for x in store.references_to("up", ["b/1"])] == ["b/1"]
         unresolved = r.model_copy(update={"dst_unit": None, "resolved": False})
-        self._put(store, "up", [], refs=[unresolved], remove=["b"])
-        assert store.unit_ids("up") == ["a/1"]
-        assert store.references_to("up", ["b/1"]) == []
-        assert [x.resolved for x in store.references("up")] == [False]
+        # b goes (with the reference written in it); a/1's references are re-resolved; a/2's stay.
+        self._put(store, "up", [], refs=[unresolved], remove=["b"], ref_sources=["a/1"])
+        assert store.unit_ids("up") == ["a/1", "a/2", "c/1"]
+        assert store.references_to("up", ["b/1"]) == [] and store.references_to("up", ["a/1"]) == []
+        assert [(x.src_unit, x.resolved) for x in store.references("up")] == [("a/1", False), ("a/2", True)]
         assert store.get_units("up", ["b/1"]) == {}
+        assert store.references_from("up", ["a/1", "a/2"]) == [r2]
+        assert store.references_from("up", ["a/1", "a/2"], unresolved=True) == [unresolved, r2]
+        # Replacing a document drops the references written in its old units.
+        self._put(store, "up", [_doc_parts("c", ["Clause one of c, new."])])
+        assert [x.src_unit for x in store.references("up")] == ["a/1", "a/2"]
+        self._put(store, "up", [_doc_parts("a", ["No references now."])])
+        assert store.references("up") == []
+
+    def test_units_with_words_finds_who_may_mention_a_title(self, store):
+        self._put(store, "up", [_doc_parts("a", ["Personal data follows the Data Processing Addendum.",
+                                                 "Nothing about it here."]),
+                                _doc_parts("b", ["The data team reads every processing log and addendum."]),
+                                _doc_parts("c", ["Processing data."])])
+        assert sorted(store.units_with_words("up", ["Data", "Processing", "Addendum"])) == ["a/1", "b/1"]
+        assert sorted(store.units_with_words("up", ["processing", "data"])) == ["a/1", "b/1", "c/1"]
+        assert store.units_with_words("up", ["Data", "Zebra"]) == []
+        assert store.units_with_words("up", ["–"]) == []
+        with pytest.raises(CorpusNotFound):
+            store.units_with_words("nope", ["data"])
+
+    def test_a_word_in_each_of_two_chunks_of_a_unit_is_found(self, store):
+        doc = Document(doc_id="d", title="d.txt", meta={"file": "d.txt"})
+        u = unit("d/1", "Data Processing is described at length here. Addendum terms follow.", doc_id="d",
+                 kind="section")
+        cut = u.text.index("Addendum")
+        chunks = [c.model_copy(update={"chunk_id": f"d/1:{i}", "start": a, "end": b, "text": u.text[a:b]})
+                  for i, (a, b) in enumerate([(0, cut), (cut, len(u.text))])
+                  for c in [chunk_unit(u)[0]]]
+        self._put(store, "up", [(doc, [u], chunks)])
+        assert store.units_with_words("up", ["Data", "Processing", "Addendum"]) == ["d/1"]
+
+    def test_the_first_query_after_a_replace_sees_exactly_the_new_vectors(self, store):
+        e = HashEmbedder()
+        self._put(store, "up", [_doc_parts("a", ["Premiums are due monthly."]),
+                                _doc_parts("b", ["Travel is booked by the office."])])
+        q = e.embed(["Premiums are due monthly."])[0]
+        assert store.search_vector("up", q, 1, Filters())[0][0].startswith("a/1")  # matrix cached
+        self._put(store, "up", [_doc_parts("c", ["Premiums are due monthly."])], remove=["a"])
+        hits = store.search_vector("up", q, 5, Filters())
+        assert [h[0].split(":")[0] for h in hits][:1] == ["c/1"] and len(hits) == 2
+        top = store.get_chunks("up", [hits[0][0]])[hits[0][0]]
+        assert np.allclose(store.chunk_vectors("up", [top.chunk_id])[0], e.embed([top.embed_text])[0], atol=1e-6)
+        assert store.search_vector("up", q, 5, Filters(documents=["b"]))[0][0].startswith("b/1")
 
     def test_groups_of_a_replaced_document_change(self, store):
         self._put(store, "up", [_doc_parts("a", ["Salaries are reviewed in spring."], groups=["hr"])])

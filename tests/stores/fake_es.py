@@ -378,6 +378,11 @@ def _matches(src: dict[str, Any], q: dict[str, Any] | None) -> bool:
         (field, values), = spec.items()
         return any(v in values for v in _values(src, field))
     if kind in ("match", "multi_match"):
+        spec_ = _match_spec(q)
+        operator = next(iter(spec.values())).get("operator", "or") if kind == "match" and isinstance(
+            next(iter(spec.values())), dict) else "or"
+        if operator == "and" and spec_ is not None:
+            return set(_tokens(spec_[1])) <= set(_tokens(src.get(spec_[0], "")))
         return _bm25_terms(src, q) > 0
     if kind == "bool":
         def as_list(x):

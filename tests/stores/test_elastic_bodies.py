@@ -144,9 +144,21 @@ def test_terms_lookup_for_hops_and_alias_swap():
     assert B.alias_swap_actions("a", "new", []) == {"actions": [{"add": {"index": "new", "alias": "a"}}]}
 
 
-def test_copy_body_keeps_other_documents_only():
-    body = B.copy_body("old", "new", "c", ["d1"])
+def test_copy_body_keeps_other_documents_and_their_references_only():
+    body = B.copy_body("old", "new", "c", ["d1"], ["d1/1", "d2/3"])
     q = body["source"]["query"]["bool"]
-    assert q["must_not"] == [{"terms": {"doc_id": ["d1"]}}]
-    assert {"terms": {"type": ["doc", "unit", "chunk"]}} in q["filter"]
+    records, refs = q["should"]
+    assert q["filter"] == [{"term": {"corpus": "c"}}] and q["minimum_should_match"] == 1
+    assert records["bool"]["must_not"] == [{"terms": {"doc_id": ["d1"]}}]
+    assert {"terms": {"type": ["doc", "unit", "chunk"]}} in records["bool"]["filter"]
+    assert refs["bool"] == {"filter": [{"term": {"type": "ref"}}],
+                            "must_not": [{"terms": {"src_unit": ["d1/1", "d2/3"]}}]}
     assert body["dest"] == {"index": "new", "op_type": "create"}
+
+
+def test_word_body_needs_every_token_and_can_narrow_to_units():
+    body = B.word_body("c", "Data-Processing", ["u1"])
+    q = body["query"]["bool"]
+    assert q["must"] == [{"match": {"body": {"query": "Data-Processing", "operator": "and"}}}]
+    assert {"terms": {"unit_id": ["u1"]}} in q["filter"] and {"term": {"type": "chunk"}} in q["filter"]
+    assert body["_source"] == ["unit_id"]

@@ -115,3 +115,24 @@ def test_readers_open_and_read_while_a_writer_holds_the_lock(tmp_path, embedder,
     finally:
         writer.execute("ROLLBACK")
         writer.close()
+
+
+def test_a_document_replace_patches_the_vector_matrix_instead_of_reloading_it(tmp_path, monkeypatch):
+    """The first query after an upload does not re-read every vector of the corpus."""
+    from anchor_core.embeddings import HashEmbedder
+    from tests.stores.contract import ReplaceDocumentsContract, _doc_parts
+
+    store = SQLiteStore(tmp_path / "a.db")
+    put = ReplaceDocumentsContract()._put
+    put(store, "up", [_doc_parts("a", ["Premiums are due monthly."]), _doc_parts("b", ["Travel is booked."])])
+    q = HashEmbedder().embed(["Premiums are due monthly."])[0]
+    store.search_vector("up", q, 5, Filters())  # the matrix is loaded once
+    reads = []
+    real = store._rows
+    monkeypatch.setattr(store, "_rows", lambda sql, params=(): (reads.append(sql), real(sql, params))[1])
+    put(store, "up", [_doc_parts("c", ["Claims are paid in 30 days."])], remove=["a"])
+    hits = store.search_vector("up", q, 5, Filters())
+    assert not any("vector FROM chunks" in sql for sql in reads)
+    assert sorted(h[0].split("/")[0] for h in hits) == ["b", "c"]
+    other = SQLiteStore(tmp_path / "a.db")  # a second process still sees the same vectors, loaded fresh
+    assert other.search_vector("up", q, 5, Filters()) == hits
