@@ -134,9 +134,18 @@ def _corpus() -> ParsedCorpus:
     return ParsedCorpus(documents=docs, units=units, references=refs)
 
 
-@pytest.fixture
-def raw(tmp_path):
-    store = SQLiteStore(tmp_path / "a.db")
+@pytest.fixture(params=["sqlite", "elasticsearch"])
+def raw(request, tmp_path):
+    """The corpus in the embedded store and in the Elasticsearch store (over the in-process fake
+    node of tests/stores/fake_es.py): the scoped reads must hold on both."""
+    if request.param == "sqlite":
+        store = SQLiteStore(tmp_path / "a.db")
+    else:
+        pytest.importorskip("elasticsearch")
+        from anchor_core.stores.elastic import ElasticStore
+        from tests.stores.fake_es import FakeCluster
+
+        store = ElasticStore(FakeCluster().client(), url="http://fake-es:9200", replicas=0)
     ingest(store, HashEmbedder(), _corpus(), corpus="c", adapter="test")
     return store
 
@@ -235,6 +244,18 @@ def test_default_deny_public_documents_only(raw):
                         settings=RetrievalSettings(k=8, hops=3)).hits
         assert hits and {h.doc_id for h in hits} == {"pub-doc"}
         assert "REDMARK" not in repr(hits) and "BLUEMARK" not in repr(hits)
+
+
+def test_es_unit_records_carry_their_documents_groups_for_document_level_security():
+    from anchor_core.models import CorpusInfo
+    from anchor_core.stores import elastic_bodies as B
+
+    parsed = _corpus()
+    acts = list(B.bulk_actions("i", CorpusInfo(name="c", adapter="t", version="1"), parsed.documents,
+                               parsed.units, [], np.zeros((0, 4), np.float32), []))
+    units = {a["_source"]["unit_id"]: a["_source"] for a in acts if a["_source"]["type"] == "unit"}
+    assert (units["blue-u0"]["groups"], units["blue-u0"]["public"]) == (["blue"], False)
+    assert (units["pub-u0"]["groups"], units["pub-u0"]["public"]) == ([], True)
 
 
 def test_a_corpus_without_a_visible_document_does_not_exist_for_the_viewer(tmp_path):
