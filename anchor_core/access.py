@@ -255,6 +255,7 @@ class ScopedStore:
         self._groups = visible_groups(viewer)
         self._docs: dict[str, set[str]] = {}
         self._units: dict[str, set[str]] = {}
+        self._infos: dict[str, CorpusInfo | None] = {}
 
     def __getattr__(self, name: str) -> Any:
         if name in self._PASS:
@@ -304,12 +305,22 @@ class ScopedStore:
     # -- corpora -------------------------------------------------------------------------------
 
     def _scoped_info(self, info: CorpusInfo) -> CorpusInfo | None:
+        """The corpus record with the viewer's counts (the totals would tell how much is hidden)."""
         if not self.restricted:
             return info
-        docs = self.visible_documents(info.name)
-        if not docs:
-            return None
-        return info.model_copy(update={"documents": len(docs), "units": len(self._visible_units(info.name))})
+        if info.name not in self._infos:
+            docs = self.visible_documents(info.name)
+            if not docs:
+                self._infos[info.name] = None
+            else:
+                units = sorted(self._visible_units(info.name))
+                chunks = self.inner.units_chunks(info.name, units, self._filters(None)) if units else {}
+                refs = self.references(info.name)
+                resolved = sum(r.resolved for r in refs)
+                self._infos[info.name] = info.model_copy(update={
+                    "documents": len(docs), "units": len(units), "chunks": sum(len(c) for c in chunks.values()),
+                    "references": resolved, "unresolved": len(refs) - resolved})
+        return self._infos[info.name]
 
     def corpora(self) -> list[CorpusInfo]:
         return [s for s in (self._scoped_info(c) for c in self.inner.corpora()) if s is not None]

@@ -224,8 +224,10 @@ def test_a_blue_document_never_reaches_a_red_viewer_through_reads_by_id(raw):
     assert blue_rows and not np.any(vecs[blue_rows]) and np.any(vecs)
     _no_blue(workspace.corpus_graph(red, "c", include_isolated=True))            # the reference network
     assert workspace.corpus_groups(red, "c") == ["red"]
-    info = red.corpus("c")
-    assert (info.documents, info.units) == (2, 4)
+    info, full = red.corpus("c"), raw.corpus("c")
+    assert (info.documents, info.units, info.chunks) == (2, 4, full.chunks * 2 // 3)
+    # red→blue and blue→red references are hidden; public→red ones stay (red's own count as well)
+    assert (info.references, full.references) == (2, 6)
     # the Verify page's corpus sources
     assert set(workspace.unit_sources(red, "c", ["red-u0", "pub-u1"])) == {"red-u0", "pub-u1"}
     with pytest.raises(AnchorError, match="has no units blue-u0"):
@@ -285,3 +287,23 @@ def test_only_admins_and_the_local_operator_may_ingest_upload_or_delete(raw):
     workspace.delete_document(ScopedStore(raw, ADMIN), "c", "pub-doc")
     ingest(ScopedStore(raw, LOCAL), HashEmbedder(), _corpus(), corpus="c2", adapter="test")
     assert {c.name for c in raw.corpora()} == {"c", "c2"}
+
+
+def test_anchor_dashboard_local_sets_the_mode_for_the_dashboard_process(monkeypatch, capsys):
+    import subprocess
+
+    from anchor_core import cli
+    from anchor_core.cli import main
+    from tests.conftest import REPO
+
+    seen = {}
+    monkeypatch.delenv("ANCHOR_AUTH")
+    monkeypatch.setattr(cli, "app_script", lambda: REPO / "app" / "main.py")
+    monkeypatch.setattr(subprocess, "call", lambda cmd, env: seen.update(env=env) or 0)
+    assert main(["dashboard", "--local", "--no-browser"]) == 0
+    assert seen["env"]["ANCHOR_AUTH"] == "local" and "local single-user mode" in capsys.readouterr().err
+    assert main(["dashboard", "--no-browser"]) == 0
+    assert "ANCHOR_AUTH" not in seen["env"]
+    assert "visitors who are not signed in see public documents only" in capsys.readouterr().err
+    assert main(["dashboard", "--local", "--host", "0.0.0.0", "--no-browser"]) == 0
+    assert "anyone who reaches this port sees every document" in capsys.readouterr().err
