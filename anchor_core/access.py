@@ -208,7 +208,10 @@ def save_run(reports: Any, viewer: Viewer, report: Any, **kw: Any) -> Any:
 
 def import_run(reports: Any, viewer: Viewer, run: Any) -> Any:
     """Import an exported run as the importer's: it opens for whoever may see what the importer
-    sees (an export carries no trusted access context of its own)."""
+    sees (an export carries no trusted access context of its own). Anonymous visitors may not
+    import: a run planted by nobody in particular would be listed for everyone."""
+    if not viewer.signed_in and viewer.mode != "local":
+        raise AccessDenied("sign in first to import a report: an imported run is saved under your name")
     saved = reports.import_run(run)
     reports.set_access(saved.id, run_access(viewer), viewer.label)
     return saved

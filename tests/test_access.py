@@ -199,8 +199,10 @@ def test_a_blue_document_never_reaches_a_red_viewer_through_ask_reports_and_expo
             access.open_run(rs, RED, run_id)
     assert {s.id for s in access.visible_runs(rs, LOCAL, rs.list())} == {mine.id, theirs.id, legacy.id}
     # an imported export becomes the importer's: red imports blue's export only to see it as its own groups
-    imported = access.import_run(rs, NOBODY, exports.read_export(exports.export(rs.get(mine.id), "json"),
-                                                                  name="x.json"))
+    export = exports.read_export(exports.export(rs.get(mine.id), "json"), name="x.json")
+    with pytest.raises(AccessDenied, match="sign in first"):
+        access.import_run(rs, NOBODY, export)
+    imported = access.import_run(rs, oidc([]), export)
     assert rs.access([imported.id]) == {imported.id: []}
     rs.delete(imported.id)
     assert rs.access([imported.id]) == {}

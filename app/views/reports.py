@@ -31,7 +31,11 @@ with st.sidebar:
     text = st.text_input("Title contains", key="rep_text")
 
 with st.expander("Import an exported report (.json, .md, .html or .pdf)"):
-    up = st.file_uploader("Exported report", type=["json", "md", "html", "pdf"], key="rep_import")
+    up = None
+    if not viewer.signed_in and viewer.mode != "local":
+        st.caption("Sign in to import a report: an imported run is saved under your name and groups.")
+    else:
+        up = st.file_uploader("Exported report", type=["json", "md", "html", "pdf"], key="rep_import")
     if up is not None and st.button("Import", key="rep_import_btn"):
         with R.guard("Importing"):
             run = access.import_run(rs, viewer, exports.read_export(up.getvalue(), name=up.name))
