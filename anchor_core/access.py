@@ -24,6 +24,7 @@ from __future__ import annotations
 import hmac
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -240,6 +241,19 @@ def open_run(reports: Any, viewer: Viewer, run_id: str) -> Any:
 # -- the store, as one viewer sees it -------------------------------------------------------------
 
 
+@dataclass
+class _Visible:
+    documents: frozenset[str]
+    units: frozenset[str]
+    info: CorpusInfo | None = None
+    """The corpus record with the viewer's counts, filled on first use."""
+
+
+_VISIBLE: dict[tuple, _Visible] = {}
+"""Per (store, corpus, version, groups): reused across page runs, since working it out reads every
+document and unit id of the corpus."""
+
+
 class ScopedStore:
     """A :class:`~anchor_core.stores.base.Store` as ``viewer`` sees it.
 
@@ -247,8 +261,9 @@ class ScopedStore:
     group filter (inside the store, before ranking), and reads by id (chunks, units, documents,
     unit ids, references, vectors) drop what belongs to a document the viewer may not see, so a
     reference hop cannot reach, or name, a unit of another group. Writes need the admin role.
-    An unrestricted viewer gets the store's own answers. Make one per page run: it caches the
-    visible documents of each corpus for its lifetime."""
+    An unrestricted viewer gets the store's own answers. Make one per page run (it remembers which
+    corpus versions it has seen); what a set of groups may see of a corpus version is shared
+    between runs."""
 
     _PASS = ("path", "url", "es_url", "server_rrf", "close", "health_check")
 
@@ -256,9 +271,7 @@ class ScopedStore:
         self.inner = store
         self.viewer = viewer
         self._groups = visible_groups(viewer)
-        self._docs: dict[str, set[str]] = {}
-        self._units: dict[str, set[str]] = {}
-        self._infos: dict[str, CorpusInfo | None] = {}
+        self._seen: dict[str, _Visible] = {}
 
     def __getattr__(self, name: str) -> Any:
         if name in self._PASS:
@@ -280,16 +293,28 @@ class ScopedStore:
         base = filters or Filters()
         return base.model_copy(update={"groups": combine(base.groups, self._groups)})
 
-    def visible_documents(self, corpus: str) -> set[str]:
-        if corpus not in self._docs:
-            self._docs[corpus] = {d.doc_id for d in self.inner.documents(corpus) if may_see(self.viewer, d)}
-        return self._docs[corpus]
+    def _visible(self, corpus: str) -> _Visible:
+        """What of ``corpus`` the viewer's groups may see, worked out once per corpus version and
+        set of groups (a new ingest is a new version, so nothing stale is ever used)."""
+        if corpus not in self._seen:
+            version = self.inner.corpus(corpus).version
+            key = (id(self.inner), corpus, version, tuple(self._groups or ()))
+            seen = _VISIBLE.get(key)
+            if seen is None:
+                docs = frozenset(d.doc_id for d in self.inner.documents(corpus) if may_see(self.viewer, d))
+                units = frozenset(self.inner.unit_ids(corpus, sorted(docs))) if docs else frozenset()
+                seen = _Visible(docs, units)
+                if len(_VISIBLE) >= 256:
+                    _VISIBLE.clear()
+                _VISIBLE[key] = seen
+            self._seen[corpus] = seen
+        return self._seen[corpus]
 
-    def _visible_units(self, corpus: str) -> set[str]:
-        if corpus not in self._units:
-            docs = sorted(self.visible_documents(corpus))
-            self._units[corpus] = set(self.inner.unit_ids(corpus, docs)) if docs else set()
-        return self._units[corpus]
+    def visible_documents(self, corpus: str) -> frozenset[str]:
+        return self._visible(corpus).documents
+
+    def _visible_units(self, corpus: str) -> frozenset[str]:
+        return self._visible(corpus).units
 
     # -- writes --------------------------------------------------------------------------------
 
@@ -311,19 +336,18 @@ class ScopedStore:
         """The corpus record with the viewer's counts (the totals would tell how much is hidden)."""
         if not self.restricted:
             return info
-        if info.name not in self._infos:
-            docs = self.visible_documents(info.name)
-            if not docs:
-                self._infos[info.name] = None
-            else:
-                units = sorted(self._visible_units(info.name))
-                chunks = self.inner.units_chunks(info.name, units, self._filters(None)) if units else {}
-                refs = self.references(info.name)
-                resolved = sum(r.resolved for r in refs)
-                self._infos[info.name] = info.model_copy(update={
-                    "documents": len(docs), "units": len(units), "chunks": sum(len(c) for c in chunks.values()),
-                    "references": resolved, "unresolved": len(refs) - resolved})
-        return self._infos[info.name]
+        seen = self._visible(info.name)
+        if not seen.documents:
+            return None
+        if seen.info is None or seen.info.version != info.version:
+            units = sorted(seen.units)
+            chunks = self.inner.units_chunks(info.name, units, self._filters(None)) if units else {}
+            refs = self.references(info.name)
+            resolved = sum(r.resolved for r in refs)
+            seen.info = info.model_copy(update={
+                "documents": len(seen.documents), "units": len(units), "chunks": sum(len(c) for c in chunks.values()),
+                "references": resolved, "unresolved": len(refs) - resolved})
+        return seen.info
 
     def corpora(self) -> list[CorpusInfo]:
         return [s for s in (self._scoped_info(c) for c in self.inner.corpora()) if s is not None]
