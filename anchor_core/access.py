@@ -156,6 +156,8 @@ def combine(asked: list[str] | None, allowed: list[str] | None) -> list[str] | N
 
 
 def filters_for(viewer: Viewer, base: Filters | None = None) -> Filters:
+    """``base`` (the caller's corpus, document and kind filters) with the viewer's groups: the
+    filter every store query of the viewer carries."""
     base = base or Filters()
     return base.model_copy(update={"groups": combine(base.groups, visible_groups(viewer))})
 
@@ -197,7 +199,9 @@ def reviewer_name(viewer: Viewer) -> str:
         return viewer.name
     if not viewer.signed_in:
         raise AccessDenied("sign in first: every mark is stored with who made it")
-    return viewer.email if viewer.email and viewer.email not in viewer.label else viewer.label
+    if viewer.email and viewer.name and viewer.name != viewer.email:
+        return f"{viewer.name} <{viewer.email}>"
+    return viewer.email or viewer.name
 
 
 def save_run(reports: Any, viewer: Viewer, report: Any, **kw: Any) -> Any:
@@ -290,8 +294,7 @@ class ScopedStore:
         return self._groups is not None
 
     def _filters(self, filters: Filters | None) -> Filters:
-        base = filters or Filters()
-        return base.model_copy(update={"groups": combine(base.groups, self._groups)})
+        return filters_for(self.viewer, filters)
 
     def _visible(self, corpus: str) -> _Visible:
         """What of ``corpus`` the viewer's groups may see, worked out once per corpus version and

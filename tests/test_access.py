@@ -100,7 +100,9 @@ def test_auth_settings_are_checked_with_a_one_line_message():
 
 
 def test_reviewer_name_is_the_identity():
-    assert access.reviewer_name(RED) == "ana@example.com"
+    assert access.reviewer_name(RED) == "Ana <ana@example.com>"
+    assert access.reviewer_name(access.viewer_from_headers(
+        [("X-Anchor-Proxy-Secret", SECRET), ("X-Forwarded-User", "bo")], AUTH)) == "bo"
     assert access.reviewer_name(access.local_viewer("Free Text")) == "Free Text"
     with pytest.raises(AccessDenied, match="sign in"):
         access.reviewer_name(NOBODY)

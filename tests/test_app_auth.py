@@ -133,7 +133,7 @@ def test_a_red_viewer_sees_no_blue_document_on_any_page(oidc):
     A.button(at, "Save mark").click()
     at.run()
     A.no_traceback(at)
-    assert rs.get(opened.value).reviews[-1].reviewer == "ana@example.com"
+    assert rs.get(opened.value).reviews[-1].reviewer == "Ana <ana@example.com>"
     assert "Delete run" not in labels(at)
 
 
