@@ -105,13 +105,24 @@ def parse_groups(raw: Any) -> tuple[str, ...]:
     return tuple(sorted({str(g).strip() for g in items if str(g).strip()}))
 
 
+def _claim(claims: Mapping[str, Any], name: str) -> Any:
+    """A claim by name; a dotted name that is no claim of its own walks nested claims
+    (Keycloak's ``realm_access.roles``)."""
+    if name in claims or "." not in name:
+        return claims.get(name)
+    value: Any = claims
+    for part in name.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else None
+    return value
+
+
 def viewer_from_claims(claims: Mapping[str, Any] | None, *, groups_claim: str, admin_group: str) -> Viewer:
     """A viewer from ``st.user`` (the claims of the OIDC ID token); anonymous when not signed in."""
     if not claims or not claims.get("is_logged_in"):
         return anonymous("oidc")
     email = str(claims.get("email") or "")
     name = str(claims.get("name") or claims.get("preferred_username") or email or claims.get("sub") or "")
-    groups = parse_groups(claims.get(groups_claim))
+    groups = parse_groups(_claim(claims, groups_claim))
     return Viewer(mode="oidc", name=name, email=email, groups=groups, is_admin=admin_group in groups,
                   signed_in=bool(name))
 

@@ -207,7 +207,8 @@ def cmd_dashboard(args: argparse.Namespace, settings: Settings) -> int:
     if args.local:
         env["ANCHOR_AUTH"] = "local"  # the dashboard reads its settings again in its own process
     print(f"Anchor dashboard on http://{args.host}:{args.port} (workspace {settings.home}); Ctrl-C stops it. "
-          "On the first start it loads the EU AI Act demo corpus.", file=sys.stderr)
+          "On the first start (for the local operator or an admin) it loads the EU AI Act demo corpus.",
+          file=sys.stderr)
     print(f"Sign-in: {DASHBOARD_MODES[mode]}", file=sys.stderr)
     if mode == "local" and args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: local single-user mode on {args.host}: anyone who reaches this port sees every document",

@@ -48,6 +48,9 @@ def test_groups_come_from_the_configured_claim_in_any_common_shape():
     v = access.viewer_from_claims({"is_logged_in": True, "email": "x@y.z", "roles": "hr"}, groups_claim="roles",
                                   admin_group="anchor-admins")
     assert (v.name, v.email, v.groups, v.signed_in, v.is_admin) == ("x@y.z", "x@y.z", ("hr",), True, False)
+    nested = {"is_logged_in": True, "sub": "u1", "realm_access": {"roles": ["legal", "anchor-admins"]}}
+    v = access.viewer_from_claims(nested, groups_claim="realm_access.roles", admin_group="anchor-admins")
+    assert (v.name, v.groups, v.is_admin) == ("u1", ("anchor-admins", "legal"), True)
 
 
 def test_not_signed_in_is_anonymous_and_sees_public_documents_only():
