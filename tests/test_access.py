@@ -20,6 +20,7 @@ from anchor_core.scorers import make_scorer
 from anchor_core.stores.sqlite import SQLiteStore
 from anchor_core.verify import verify_answer
 from tests.conftest import ref, unit
+from tests.stores.contract import StoreContract
 
 SECRET = "s3cret-proxy-value-0123"
 AUTH = AuthSettings(mode="proxy", proxy_secret=SECRET)
@@ -314,3 +315,15 @@ def test_anchor_dashboard_local_sets_the_mode_for_the_dashboard_process(monkeypa
     assert "visitors who are not signed in see public documents only" in capsys.readouterr().err
     assert main(["dashboard", "--local", "--host", "0.0.0.0", "--no-browser"]) == 0
     assert "anyone who reaches this port sees every document" in capsys.readouterr().err
+
+
+class TestScopedStoreForTheLocalOperator(StoreContract):
+    """The local operator's scoped store is the store: it passes the whole store contract."""
+
+    @pytest.fixture
+    def store_factory(self, tmp_path):
+        return lambda: ScopedStore(SQLiteStore(tmp_path / "ws" / "anchor.db"), LOCAL)
+
+    @pytest.fixture
+    def store(self, store_factory):
+        return store_factory()
