@@ -211,6 +211,16 @@ def dashboard_command(args: argparse.Namespace) -> list[str]:
             "--server.address", args.host, "--server.headless", "true" if args.no_browser else "false"]
 
 
+DASHBOARD_MODES = {
+    "local": "local single-user mode (ANCHOR_AUTH=local): no sign-in, every document visible.",
+    "oidc": "OIDC through Streamlit (ANCHOR_AUTH=oidc, the default): visitors who are not signed in see public "
+            "documents only; the provider goes in .streamlit/secrets.toml [auth] (README, \"Sign-in and access "
+            "groups\"). For single-user use: anchor dashboard --local.",
+    "proxy": "trusted proxy headers (ANCHOR_AUTH=proxy): requests without the proxy's secret header see public "
+             "documents only.",
+}
+
+
 def cmd_dashboard(args: argparse.Namespace, settings: Settings) -> int:
     import importlib.util
     import subprocess
@@ -218,10 +228,19 @@ def cmd_dashboard(args: argparse.Namespace, settings: Settings) -> int:
     if importlib.util.find_spec("streamlit") is None:
         raise AnchorError("the dashboard needs Streamlit: pip install -r requirements.txt (or pip install streamlit)")
     cmd = dashboard_command(args)
+    env = dict(os.environ)
+    mode = "local" if args.local else settings.auth.mode
+    if args.local:
+        env["ANCHOR_AUTH"] = "local"  # the dashboard reads its settings again in its own process
     print(f"Anchor dashboard on http://{args.host}:{args.port} (workspace {settings.home}); Ctrl-C stops it. "
-          "On the first start it loads the EU AI Act demo corpus.", file=sys.stderr)
+          "On the first start (for the local operator or an admin) it loads the EU AI Act demo corpus.",
+          file=sys.stderr)
+    print(f"Sign-in: {DASHBOARD_MODES[mode]}", file=sys.stderr)
+    if mode == "local" and args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: local single-user mode on {args.host}: anyone who reaches this port sees every document",
+              file=sys.stderr)
     try:
-        return subprocess.call(cmd)
+        return subprocess.call(cmd, env=env)
     except KeyboardInterrupt:
         return 0
 
@@ -342,7 +361,13 @@ def _saved(report, args: argparse.Namespace, settings: Settings):
         return report
     from anchor_core.reports import ReportStore
 
-    report = ReportStore.in_home(settings.home).save(report)
+    reports = ReportStore.in_home(settings.home)
+    report = reports.save(report)
+    # The access context the dashboard checks before listing the run: an ask run with --group saw
+    # public documents and those groups'; anything else ran as the local operator, who sees every
+    # document, so only admins (and local mode) may open it there.
+    groups = getattr(args, "group", None)
+    reports.set_access(report.id, sorted(groups) if groups else None, "anchor CLI (local operator)")
     print(f"saved as run {report.id} (anchor reports show {report.id})", file=sys.stderr)
     return report
 
@@ -567,6 +592,8 @@ def build_parser() -> argparse.ArgumentParser:
     dash.add_argument("--port", type=int, default=8501)
     dash.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this machine only)")
     dash.add_argument("--no-browser", action="store_true", help="do not open a browser window")
+    dash.add_argument("--local", action="store_true",
+                      help="local single-user mode without sign-in: you see every document (sets ANCHOR_AUTH=local)")
     dash.set_defaults(func=cmd_dashboard)
 
     sub.add_parser("corpora", help="list stored corpora").set_defaults(func=cmd_corpora)

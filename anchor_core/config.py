@@ -47,6 +47,28 @@ class LLMConfig:
                 f"judge_model={self.judge_model!r})")
 
 
+AUTH_MODES = ("oidc", "proxy", "local")
+
+
+@dataclass(frozen=True)
+class AuthSettings:
+    """Who the dashboard's viewer is (:mod:`anchor_core.access` turns a request into a ``Viewer``).
+
+    ``oidc`` (default): Streamlit's ``st.login`` with the provider in ``.streamlit/secrets.toml``
+    ``[auth]``; groups from the ID-token claim ``groups_claim``. ``proxy``: an authenticating proxy
+    in front sends the user and groups in headers, and the shared secret in ``secret_header``.
+    ``local``: the single local operator, who sees every document. No identity means public
+    documents only."""
+
+    mode: str = "oidc"
+    groups_claim: str = "groups"
+    admin_group: str = "anchor-admins"
+    user_header: str = "X-Forwarded-User"
+    groups_header: str = "X-Forwarded-Groups"
+    secret_header: str = "X-Anchor-Proxy-Secret"
+    proxy_secret: str | None = field(default=None, repr=False)
+
+
 @dataclass(frozen=True)
 class SQLiteSettings:
     """The embedded store: one file in the workspace."""
@@ -95,6 +117,8 @@ class Settings:
     """Set when GROQ_API_KEY or ANCHOR_LLM_BASE_URL is set; None is the offline path."""
     max_upload_mb: float = 50.0
     """Uploaded files larger than this fail with a message naming the limit (ANCHOR_MAX_UPLOAD_MB)."""
+    auth: AuthSettings = field(default_factory=AuthSettings)
+    """How the dashboard knows its viewer (ANCHOR_AUTH and ANCHOR_AUTH_*)."""
 
     @property
     def sqlite(self) -> SQLiteSettings:
@@ -119,7 +143,8 @@ class Settings:
         return cls(home=home, embedder=_choice(env, "ANCHOR_EMBEDDER", EMBEDDERS, "minilm"),
                    store=_choice(env, "ANCHOR_STORE", STORES, "sqlite"),
                    elasticsearch=elastic_settings(env), llm=llm_config(env),
-                   max_upload_mb=_number(env, "ANCHOR_MAX_UPLOAD_MB", 50.0, 0.001))
+                   max_upload_mb=_number(env, "ANCHOR_MAX_UPLOAD_MB", 50.0, 0.001),
+                   auth=auth_settings(env))
 
 
 STORES: tuple[StoreKind, ...] = ("sqlite", "elasticsearch")
@@ -217,6 +242,43 @@ def _number(env: dict[str, str], name: str, default: Num, minimum: float = 1) ->
     if not math.isfinite(v) or v < minimum:
         raise invalid(name, raw, f"{what} of at least {minimum:g}, e.g. {default:g}")
     return v
+
+
+_HEADER = re.compile(r"^[A-Za-z0-9-]{1,64}$")
+_CLAIM = re.compile(r"^[A-Za-z0-9_.:/-]{1,128}$")
+MIN_SECRET = 16
+
+
+def _name(env: dict[str, str], var: str, default: str, pattern: re.Pattern, allowed: str) -> str:
+    raw = env.get(var)
+    if raw is None or raw.strip() == "":
+        return default
+    if not pattern.match(raw.strip()):
+        raise invalid(var, raw, allowed)
+    return raw.strip()
+
+
+def auth_settings(env: dict[str, str]) -> AuthSettings:
+    """``ANCHOR_AUTH`` and its ``ANCHOR_AUTH_*`` companions. Proxy mode needs a shared secret: anyone
+    who reaches the Streamlit port directly could otherwise send any user and groups."""
+    mode = _choice(env, "ANCHOR_AUTH", AUTH_MODES, "oidc")
+    header = "an HTTP header name (letters, digits and '-')"
+    secret = env.get("ANCHOR_AUTH_PROXY_SECRET") or None
+    if mode == "proxy" and (secret is None or len(secret) < MIN_SECRET):
+        shown = "unset" if secret is None else f"{len(secret)} characters long"
+        raise ConfigError(f"ANCHOR_AUTH is 'proxy' but ANCHOR_AUTH_PROXY_SECRET is {shown}; allowed: a random "
+                          f"secret of at least {MIN_SECRET} characters that the proxy sends in its secret header. "
+                          "Set ANCHOR_AUTH_PROXY_SECRET (or another ANCHOR_AUTH) and run again")
+    return AuthSettings(
+        mode=mode,
+        groups_claim=_name(env, "ANCHOR_AUTH_GROUPS_CLAIM", "groups", _CLAIM,
+                           "an ID-token claim name such as groups or roles"),
+        admin_group=_name(env, "ANCHOR_AUTH_ADMIN_GROUP", "anchor-admins", re.compile(r"^\S{1,128}$"),
+                          "one group name without spaces, e.g. anchor-admins"),
+        user_header=_name(env, "ANCHOR_AUTH_USER_HEADER", "X-Forwarded-User", _HEADER, header),
+        groups_header=_name(env, "ANCHOR_AUTH_GROUPS_HEADER", "X-Forwarded-Groups", _HEADER, header),
+        secret_header=_name(env, "ANCHOR_AUTH_SECRET_HEADER", "X-Anchor-Proxy-Secret", _HEADER, header),
+        proxy_secret=secret)
 
 
 def llm_config(env: dict[str, str]) -> LLMConfig | None:

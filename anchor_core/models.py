@@ -262,7 +262,9 @@ class Filters(BaseModel):
     """Restrictions applied inside the store, before ranking.
 
     ``groups=None`` means unrestricted (the local operator sees everything); a list means
-    the query sees public documents (no groups) and documents sharing one of the groups.
+    the query sees public documents (no groups) and documents sharing one of the groups. The
+    dashboard never chooses this itself: :func:`anchor_core.access.filters_for` makes it from the
+    signed-in viewer (``None`` only in local mode or for an admin).
     """
 
     documents: list[str] | None = None

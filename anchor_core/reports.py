@@ -83,7 +83,10 @@ CREATE TABLE IF NOT EXISTS reviews (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, claim INTEGER NOT NULL,
     verdict TEXT NOT NULL, comment TEXT NOT NULL, reviewer TEXT NOT NULL, at TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS reviews_by_run ON reviews (run_id);
+CREATE TABLE IF NOT EXISTS run_access (run_id TEXT PRIMARY KEY, groups TEXT, owner TEXT NOT NULL);
 """
+# run_access: the access context of a run (anchor_core.access decides who may open it): the groups
+# it ran with as a JSON list, or null when it ran unrestricted; no row for runs saved before it.
 
 
 class ReportStore:
@@ -167,6 +170,7 @@ class ReportStore:
         self.get(run_id)
         with self._lock:
             self._db.execute("DELETE FROM reviews WHERE run_id = ?", (run_id,))
+            self._db.execute("DELETE FROM run_access WHERE run_id = ?", (run_id,))
             self._db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
 
     # -- reading --------------------------------------------------------------------------
@@ -232,6 +236,25 @@ class ReportStore:
     def count(self) -> int:
         with self._lock:
             return self._db.execute("SELECT count(*) FROM runs").fetchone()[0]
+
+    # -- access context (see anchor_core.access) ------------------------------------------
+
+    def set_access(self, run_id: str, groups: builtins.list[str] | None, owner: str = "") -> None:
+        """Record the groups run ``run_id`` ran with (``None``: unrestricted) and who made it."""
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO run_access VALUES (?, ?, ?)",
+                             (run_id, json.dumps(None if groups is None else sorted(groups)), owner))
+
+    def access(self, run_ids: builtins.list[str]) -> dict[str, builtins.list[str] | None]:
+        """The recorded groups of each of ``run_ids`` that has an access context."""
+        out: dict[str, builtins.list[str] | None] = {}
+        with self._lock:
+            for i in range(0, len(run_ids), 500):
+                batch = run_ids[i:i + 500]
+                rows = self._db.execute(f"SELECT run_id, groups FROM run_access WHERE run_id IN "
+                                        f"({','.join('?' * len(batch))})", batch).fetchall()
+                out.update({rid: json.loads(g) for rid, g in rows})
+        return out
 
 
 def _imported(title: str, width: int = 90) -> str:

@@ -68,6 +68,7 @@ def ingest_embedder(embedder: Embedder, settings: Settings) -> Embedder:
 
 
 def store_backend(store: Store) -> str:
+    store = getattr(store, "inner", store)  # the store behind a viewer's access.ScopedStore
     name = type(store).__name__
     if name == "SQLiteStore":
         return f"SQLite ({getattr(store, 'path', '')})"

@@ -1,6 +1,7 @@
 """Anchor dashboard: ``anchor dashboard`` (or ``streamlit run app/main.py``).
 
-The entry script only sets up navigation, the reviewer's name and the first-start demo corpus;
+The entry script only sets up navigation, who is signed in (the sidebar says so, with the mode and
+the groups) and the first-start demo corpus;
 each page is a short top-to-bottom script in ``app/views/`` over the library.
 """
 
@@ -13,6 +14,7 @@ st.set_page_config(page_title="Anchor — grounded answers", page_icon="⚓", la
 import resources as R  # noqa: E402  (the app folder is on sys.path when Streamlit runs this script)
 
 from anchor_core import workspace  # noqa: E402
+from anchor_core.safe import md_code, md_escape  # noqa: E402
 
 pages = {
     "Work": [
@@ -24,15 +26,49 @@ pages = {
 }
 page = st.navigation(pages)
 
+
+
+def identity() -> None:
+    """Who you are, your groups and the sign-in mode, plainly, with sign-in / sign-out."""
+    mode = R.settings().auth.mode
+    st.subheader("Signed in" if R.viewer().signed_in and mode != "local" else "Access")
+    if mode == "local":
+        st.text_input("Reviewer", key="reviewer", placeholder="your name",
+                      help="Stored with every mark you make on a claim (local single-user mode only).")
+        st.warning("**Local single-user mode** (`ANCHOR_AUTH=local`): no sign-in; you see every document. "
+                   "Anyone who can reach this port can too.", icon=":material/person:")
+        return
+    v = R.viewer()
+    who = md_escape(v.label, inline=True) + (f" ({md_escape(v.email, inline=True)})"
+                                               if v.email and v.email != v.label else "")
+    st.markdown(f"**{who}**  \n" + ("admin · " if v.is_admin else "")
+                + f"sees {md_escape(v.access_label, inline=True)}")
+    how = {"oidc": "OIDC sign-in (`st.login`)", "proxy": "trusted proxy headers"}[mode]
+    st.caption(f"Mode: {how}" + (f" · groups from claim {md_code(R.settings().auth.groups_claim)}"
+                                 if mode == "oidc" else ""))
+    if v.note:
+        st.caption(md_escape(v.note))
+    if mode == "oidc":
+        if v.signed_in:
+            st.button("Sign out", on_click=st.logout, icon=":material/logout:", key="sign_out")
+        elif R.oidc_configured():
+            st.button("Sign in", on_click=st.login, type="primary", icon=":material/login:", key="sign_in")
+        else:
+            st.caption("Sign-in is not configured: add an `[auth]` section to `.streamlit/secrets.toml` "
+                       "(README, “Sign-in and access groups”), or start `anchor dashboard --local` for "
+                       "single-user use.")
+
+
 with st.sidebar:
-    st.text_input("Reviewer", key="reviewer", placeholder="your name",
-                  help="Stored with every mark you make on a claim.")
+    identity()
     st.caption(f"Workspace `{R.settings().home}`")
 
 
 def first_start() -> None:
     """On the very first start (empty store, demo never offered) ingest the AI Act demo corpus."""
     s = R.settings()
+    if not R.viewer().unrestricted:
+        return  # loading the demo is an ingest: admins and the local operator only
     store = R.safe(R.store, what="Opening the store")
     if store is None or not R.safe(workspace.needs_demo, store, s.home, what="Checking the store", default=False):
         return

@@ -16,6 +16,8 @@ from contextlib import contextmanager
 import streamlit as st
 from pydantic import ValidationError
 
+from anchor_core import access
+from anchor_core.access import Viewer
 from anchor_core.config import Settings
 from anchor_core.errors import AnchorError, ConfigError
 from anchor_core.reports import ReportStore
@@ -47,10 +49,51 @@ def _store(key: str):
     return open_store(Settings.from_env())
 
 
-def store():
-    """The corpus store of the workspace (SQLite by default), opened once per server process."""
+def raw_store():
+    """The corpus store of the workspace (SQLite by default), opened once per server process.
+    Pages read through :func:`store`, which applies the viewer's access."""
     s = settings()
     return _store(repr(s))
+
+
+def store() -> access.ScopedStore:
+    """The store as the current viewer sees it: every read filtered to the viewer's documents,
+    writes for admins (and the local operator) only."""
+    return access.scoped(raw_store(), viewer())
+
+
+# -- who is looking ----------------------------------------------------------------------------
+# request_headers and oidc_claims are the two places a request's identity is read; tests replace
+# them (AppTest can seed st.user but not request headers).
+
+
+def request_headers() -> list[tuple[str, str]]:
+    """Every ``(name, value)`` header of the browser's request, a header sent twice twice."""
+    h = st.context.headers
+    return [(k, v) for k in h for v in h.get_all(k)]
+
+
+def oidc_claims() -> dict:
+    """``st.user``: the claims of the signed-in user's ID token, with ``is_logged_in``."""
+    return st.user.to_dict()
+
+
+def oidc_configured() -> bool:
+    """True when ``.streamlit/secrets.toml`` has an ``[auth]`` section, so ``st.login`` can work."""
+    try:
+        return bool(st.secrets.get("auth"))
+    except Exception:  # no secrets file at all
+        return False
+
+
+def viewer() -> Viewer:
+    """Who the current session serves, from the identity source ``ANCHOR_AUTH`` names."""
+    auth = settings().auth
+    if auth.mode == "local":
+        return access.local_viewer(str(st.session_state.get("reviewer") or ""))
+    if auth.mode == "proxy":
+        return access.viewer_from_headers(request_headers(), auth)
+    return access.viewer_from_claims(oidc_claims(), groups_claim=auth.groups_claim, admin_group=auth.admin_group)
 
 
 @st.cache_resource(show_spinner=False)

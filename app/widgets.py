@@ -13,7 +13,7 @@ import time
 import resources as R
 import streamlit as st
 
-from anchor_core import workspace
+from anchor_core import access, workspace
 from anchor_core.report import CheckedClaim, Report
 from anchor_core.safe import md_code, md_escape
 from anchor_core.text import count
@@ -25,7 +25,12 @@ DECISION_COLOR = {"pass": "green", "answer": "green", "borderline": "orange", "r
 
 
 def empty_store(store) -> None:
-    """The clear empty state: no corpus yet, with the two ways out."""
+    """The clear empty state: no corpus yet, with the two ways out (for those who may add one)."""
+    if not R.viewer().unrestricted:
+        st.info("**No corpus you may read yet.** Documents are added by an administrator (members of the admin "
+                "group, ANCHOR_AUTH_ADMIN_GROUP) or on the server's command line; public documents are open to "
+                "everyone, the others to their groups.", icon=":material/inbox:")
+        return
     st.info("**No corpus yet — upload one.** Add documents on the Corpora page, or load the EU AI Act demo corpus "
             "to try Anchor right away.", icon=":material/inbox:")
     c1, c2 = st.columns(2)
@@ -68,7 +73,7 @@ def run_ask(question: str, *, store, corpus: str, settings) -> str | None:
             scorer = R.scorer(settings.scorer, with_embedder=False)
         report = ask(question, store=store, embedder=emb, corpus=corpus, settings=settings, llm=R.llm(),
                      scorer=scorer, on_event=on_event)
-        run_id = R.reports().save(report).id
+        run_id = access.save_run(R.reports(), R.viewer(), report).id
         took = time.perf_counter() - t0
         label = (f"Refused after {took:.1f} s: {md_escape(report.reason, inline=True)}" if report.refused else
                  f"Answered in {took:.1f} s — {count(report.checked, 'claim')} checked, "

@@ -25,6 +25,9 @@ def _workspace(tmp_path, monkeypatch):
     monkeypatch.setenv("ANCHOR_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("ANCHOR_EMBEDDER", "hash")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # The dashboard tests run as the local operator unless they choose a sign-in mode themselves
+    # (tests/test_app_auth.py); without a setting the dashboard would serve public documents only.
+    monkeypatch.setenv("ANCHOR_AUTH", "local")
 
 
 @pytest.fixture

@@ -207,8 +207,11 @@ def bulk_actions(index: str, info: CorpusInfo, documents: Sequence[Document], un
                                        "data": d.model_dump(mode="json"), **_access(d)})
         seq += 1
     for u in units:
+        # A unit carries its document's groups like a chunk does, so a cluster's document-level
+        # security (README, "Access groups on Elasticsearch") can hide units as well as chunks.
         yield action("unit", u.unit_id, {"type": "unit", "corpus": name, "seq": seq, "unit_id": u.unit_id,
-                                         "doc_id": u.doc_id, "kind": u.kind, "data": u.model_dump(mode="json")})
+                                         "doc_id": u.doc_id, "kind": u.kind, "data": u.model_dump(mode="json"),
+                                         **_access(by_doc.get(u.doc_id))})
         seq += 1
     for c, v in zip(chunks, vectors):
         yield action("chunk", c.chunk_id, chunk_source(name, c, v, by_doc.get(c.doc_id), seq))

@@ -6,7 +6,7 @@ import resources as R
 import streamlit as st
 import widgets as W
 
-from anchor_core import workspace
+from anchor_core import access, workspace
 from anchor_core.safe import md_escape
 from anchor_core.scorers import scorer_help
 
@@ -27,11 +27,9 @@ with st.sidebar:
     if st.session_state.get("ask_corpus") not in names:
         st.session_state["ask_corpus"] = workspace.DEMO_CORPUS if workspace.DEMO_CORPUS in names else names[0]
     corpus = st.selectbox("Corpus", names, key="ask_corpus")
-    groups = R.safe(workspace.corpus_groups, store, corpus, what="Reading access groups", default=[])
-    chosen_groups = st.multiselect(
-        "Access groups", groups, key="ask_groups", disabled=not groups,
-        help="Ask as a member of these groups: public documents plus those shared with them. "
-             "Empty: unrestricted (the local operator sees everything).")
+    viewer = R.viewer()
+    st.caption(f"Asking as **{md_escape(viewer.label, inline=True)}**: {md_escape(viewer.access_label)}. "
+               "Your groups come from your sign-in.")
     k = st.slider("Sources (k)", 1, 15, 5, key="ask_k")
     hops = st.slider("Reference hops", 0, 3, 1, key="ask_hops",
                      help="Follow explicit cross-references (“Article 6(2)” → “Annex III”) this many steps.")
@@ -59,7 +57,7 @@ if asked or demo:
     else:
         from anchor_core.ask import AskSettings
 
-        ask_settings = AskSettings(k=k, hops=hops, include_recitals=recitals, groups=chosen_groups or None,
+        ask_settings = AskSettings(k=k, hops=hops, include_recitals=recitals, groups=access.visible_groups(viewer),
                                    scorer=scorer_name, writer=writer)
         run_id = W.run_ask(q, store=store, corpus=corpus, settings=ask_settings)
         if run_id:
@@ -67,7 +65,7 @@ if asked or demo:
 
 run_id = st.session_state.get("ask_run")
 if run_id:
-    run = R.safe(R.reports().get, run_id, what="Opening the last answer")
+    run = R.safe(access.open_run, R.reports(), R.viewer(), run_id, what="Opening the last answer")
     if run is not None and run.kind == "ask":
         W.show_ask_run(run, store)
 else:

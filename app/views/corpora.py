@@ -21,61 +21,68 @@ if store is None:
 corpora = R.safe(store.corpora, what="Reading the corpora", default=[])
 names = [c.name for c in corpora]
 
+admin = R.viewer().unrestricted  # ingest, upload and delete: admins and the local operator only
+
 # -- upload -------------------------------------------------------------------------------------
-with st.container(border=True):
-    st.subheader("Add documents")
-    files = st.file_uploader("Drop PDF, Word, HTML, Markdown or text files (several at once)",
-                             type=workspace.UPLOAD_TYPES, accept_multiple_files=True, key="up_files")
-    if files:
-        estimates = R.safe(workspace.upload_estimates, [(f.name, f.size) for f in files],
-                           workspace.ingest_embedder(R.embedder(), R.settings()), default=[])
-        long = [e for e in estimates if e.large]
-        if long:
-            st.warning("A long upload: " + "; ".join(e.summary() for e in long) + " (estimated from the size). "
-                       "If it is interrupted, embedding resumes where it stopped on the next upload of the file.",
-                       icon=":material/schedule:")
-        elif estimates:
-            st.caption(f"{sum(e.chunks for e in estimates):,} chunks or so to embed, "
-                       f"about {workspace.duration(sum(e.seconds or 0 for e in estimates))}.")
-    c1, c2, c3 = st.columns([2, 3, 3])
-    into = c1.radio("Into", ["new corpus", "existing corpus"], key="up_into", disabled=not names)
-    if into == "new corpus" or not names:
-        target = c2.text_input("New corpus name", key="up_new_name", placeholder="e.g. contracts")
-    else:
-        target = c2.selectbox("Corpus", names, key="up_existing")
-    known_groups = sorted({g for n in names for g in R.safe(workspace.corpus_groups, store, n, default=[])})
-    groups = c3.multiselect("Access groups", known_groups, accept_new_options=True, key="up_groups",
-                            help="Only queries in one of these groups see the documents. Empty: public.")
-    if st.button("Ingest", type="primary", icon=":material/upload:", disabled=not files):
-        results = None
-        with R.guard("Ingesting"):
-            corpus = workspace.check_corpus_name(target or "")
-            if into == "new corpus" and corpus in names:
-                raise AnchorError(f"a corpus named {corpus!r} already exists; choose “existing corpus” "
-                                            "to add these files to it, or another name")
-            bar = st.progress(0.0, text="reading files…")
+if not admin:
+    st.caption("Adding and deleting documents is for administrators (the admin group, "
+               "ANCHOR_AUTH_ADMIN_GROUP). You see the documents you may read: "
+               f"{md_escape(R.viewer().access_label)}.")
+if admin:
+    with st.container(border=True):
+        st.subheader("Add documents")
+        files = st.file_uploader("Drop PDF, Word, HTML, Markdown or text files (several at once)",
+                                 type=workspace.UPLOAD_TYPES, accept_multiple_files=True, key="up_files")
+        if files:
+            estimates = R.safe(workspace.upload_estimates, [(f.name, f.size) for f in files],
+                               workspace.ingest_embedder(R.embedder(), R.settings()), default=[])
+            long = [e for e in estimates if e.large]
+            if long:
+                st.warning("A long upload: " + "; ".join(e.summary() for e in long) + " (estimated from the size). "
+                           "If it is interrupted, embedding resumes where it stopped on the next upload of the file.",
+                           icon=":material/schedule:")
+            elif estimates:
+                st.caption(f"{sum(e.chunks for e in estimates):,} chunks or so to embed, "
+                           f"about {workspace.duration(sum(e.seconds or 0 for e in estimates))}.")
+        c1, c2, c3 = st.columns([2, 3, 3])
+        into = c1.radio("Into", ["new corpus", "existing corpus"], key="up_into", disabled=not names)
+        if into == "new corpus" or not names:
+            target = c2.text_input("New corpus name", key="up_new_name", placeholder="e.g. contracts")
+        else:
+            target = c2.selectbox("Corpus", names, key="up_existing")
+        known_groups = sorted({g for n in names for g in R.safe(workspace.corpus_groups, store, n, default=[])})
+        groups = c3.multiselect("Access groups", known_groups, accept_new_options=True, key="up_groups",
+                                help="Only queries in one of these groups see the documents. Empty: public.")
+        if st.button("Ingest", type="primary", icon=":material/upload:", disabled=not files):
+            results = None
+            with R.guard("Ingesting"):
+                corpus = workspace.check_corpus_name(target or "")
+                if into == "new corpus" and corpus in names:
+                    raise AnchorError(f"a corpus named {corpus!r} already exists; choose “existing corpus” "
+                                                "to add these files to it, or another name")
+                bar = st.progress(0.0, text="reading files…")
 
-            def progress(p) -> None:
-                frac = (p.index + (p.done / p.total if p.total else 0.0)) / max(p.files, 1)
-                detail = f" ({p.done} of {p.total} chunks)" if p.total else ""
-                if p.estimate is not None and p.estimate.large and p.estimate.seconds:
-                    detail += f", about {workspace.duration(p.estimate.seconds)} in all"
-                bar.progress(min(frac, 1.0), text=f"file {p.index + 1} of {p.files}: {p.name} — {p.stage}{detail}")
+                def progress(p) -> None:
+                    frac = (p.index + (p.done / p.total if p.total else 0.0)) / max(p.files, 1)
+                    detail = f" ({p.done} of {p.total} chunks)" if p.total else ""
+                    if p.estimate is not None and p.estimate.large and p.estimate.seconds:
+                        detail += f", about {workspace.duration(p.estimate.seconds)} in all"
+                    bar.progress(min(frac, 1.0), text=f"file {p.index + 1} of {p.files}: {p.name} — {p.stage}{detail}")
 
-            emb = workspace.ingest_embedder(R.embedder(), R.settings())
-            results = workspace.upload_files(store, emb, [(f.name, f.getvalue()) for f in files], corpus=corpus,
-                                             groups=groups, max_mb=R.settings().max_upload_mb, progress=progress)
-            bar.progress(1.0, text="done")
-        if results is not None:
-            st.session_state["up_results"] = [W.file_result_row(r) for r in results]
-            st.rerun()
-    if st.session_state.get("up_results"):
-        rows = st.session_state["up_results"]
-        bad = [r for r in rows if r["status"] == "failed"]
-        (st.warning if bad else st.success)(
-            f"{len(rows) - len(bad)} of {len(rows)} files stored" + (": see the errors below." if bad else "."),
-            icon=":material/warning:" if bad else ":material/check:")
-        st.dataframe(rows, hide_index=True, width="stretch")
+                emb = workspace.ingest_embedder(R.embedder(), R.settings())
+                results = workspace.upload_files(store, emb, [(f.name, f.getvalue()) for f in files], corpus=corpus,
+                                                 groups=groups, max_mb=R.settings().max_upload_mb, progress=progress)
+                bar.progress(1.0, text="done")
+            if results is not None:
+                st.session_state["up_results"] = [W.file_result_row(r) for r in results]
+                st.rerun()
+        if st.session_state.get("up_results"):
+            rows = st.session_state["up_results"]
+            bad = [r for r in rows if r["status"] == "failed"]
+            (st.warning if bad else st.success)(
+                f"{len(rows) - len(bad)} of {len(rows)} files stored" + (": see the errors below." if bad else "."),
+                icon=":material/warning:" if bad else ":material/check:")
+            st.dataframe(rows, hide_index=True, width="stretch")
 
 # -- what is stored -----------------------------------------------------------------------------
 st.subheader("Stored corpora")
@@ -93,12 +100,13 @@ with tab_docs:
                    "pages": d.meta.get("pages", ""), "source": d.source} for d in docs],
                  hide_index=True, width="stretch")
     c1, c2 = st.columns(2)
-    doc_id = c1.selectbox("Document", [d.doc_id for d in docs], key="cp_doc")
-    if c1.button("Delete document…", disabled=not doc_id, icon=":material/delete:"):
-        st.session_state["pending_delete"] = ("document", corpus, doc_id)
-    if c2.button(f"Delete corpus {md_escape(corpus, inline=True)}…", icon=":material/delete_forever:"):
-        st.session_state["pending_delete"] = ("corpus", corpus, None)
-    pending = st.session_state.get("pending_delete")
+    if admin:
+        doc_id = c1.selectbox("Document", [d.doc_id for d in docs], key="cp_doc")
+        if c1.button("Delete document…", disabled=not doc_id, icon=":material/delete:"):
+            st.session_state["pending_delete"] = ("document", corpus, doc_id)
+        if c2.button(f"Delete corpus {md_escape(corpus, inline=True)}…", icon=":material/delete_forever:"):
+            st.session_state["pending_delete"] = ("corpus", corpus, None)
+    pending = st.session_state.get("pending_delete") if admin else None
     if pending:
         what, p_corpus, p_doc = pending
         with st.container(border=True):

@@ -7,7 +7,7 @@ import resources as R
 import streamlit as st
 import widgets as W
 
-from anchor_core import render
+from anchor_core import access, render
 from anchor_core.report import Report
 from anchor_core.reports import VERDICTS
 from anchor_core.safe import html_escape, md_code, md_escape
@@ -19,29 +19,37 @@ st.caption("Every ask and verify run is saved in the workspace. Review each clai
 rs = R.safe(R.reports, what="Opening the saved reports")
 if rs is None:
     st.stop()
+viewer = R.viewer()
+# Only runs whose access context the viewer covers are listed or opened (anchor_core.access).
+mine = R.safe(lambda: access.visible_runs(rs, viewer, rs.list()), what="Listing saved runs", default=[])
 
 with st.sidebar:
     st.subheader("Filter runs")
     kind = st.selectbox("Kind", ["all", "ask", "verify"], key="rep_kind")
-    corpus = st.selectbox("Corpus", ["all", *R.safe(rs.corpora, default=[])], key="rep_corpus")
+    corpus = st.selectbox("Corpus", ["all", *sorted({s.corpus for s in mine if s.corpus})], key="rep_corpus")
     review_state = st.selectbox("Review state", ["all", "not reviewed", "in review", "accepted", "needs work",
                                                  "rejected", "nothing to review"], key="rep_state")
     text = st.text_input("Title contains", key="rep_text")
 
 with st.expander("Import an exported report (.json, .md, .html or .pdf)"):
-    up = st.file_uploader("Exported report", type=["json", "md", "html", "pdf"], key="rep_import")
+    up = None
+    if not viewer.signed_in and viewer.mode != "local":
+        st.caption("Sign in to import a report: an imported run is saved under your name and groups.")
+    else:
+        up = st.file_uploader("Exported report", type=["json", "md", "html", "pdf"], key="rep_import")
     if up is not None and st.button("Import", key="rep_import_btn"):
         with R.guard("Importing"):
-            imported = rs.import_run(render.read_export(up.getvalue(), name=up.name))
+            imported = access.import_run(rs, viewer, render.read_export(up.getvalue(), name=up.name))
             st.session_state["open_run"] = imported.id
             st.success(f"Imported run {md_code(imported.id)} with {len(imported.reviews)} reviewer marks.",
                        icon=":material/check:")
 
-summaries = R.safe(rs.list, kind=None if kind == "all" else kind, corpus=None if corpus == "all" else corpus,
-                   text=text, review_state=None if review_state == "all" else review_state,
+summaries = R.safe(lambda **kw: access.visible_runs(rs, viewer, rs.list(**kw)),
+                   kind=None if kind == "all" else kind, corpus=None if corpus == "all" else corpus, text=text,
+                   review_state=None if review_state == "all" else review_state,
                    what="Listing saved runs", default=[])
 if not summaries:
-    if R.safe(rs.count, default=0):
+    if mine:
         st.info("No saved run matches these filters.", icon=":material/filter_alt_off:")
     else:
         st.info("**No saved runs yet.** Ask a question or verify an answer: every run is saved here for review "
@@ -58,7 +66,7 @@ st.dataframe([{"created": s.created_at[:16].replace("T", " "), "kind": s.kind, "
               for s in summaries], hide_index=True, width="stretch")
 
 with st.expander("Charts: score distribution and verified fraction", expanded=False):
-    runs = [r for r in (R.safe(rs.get, s.id) for s in summaries[:200]) if r is not None]
+    runs = [r for r in (R.safe(access.open_run, rs, viewer, s.id) for s in summaries[:200]) if r is not None]
     c1, c2 = st.columns(2)
     scores = go.Figure()
     for status, color in (("supported", "#17692e"), ("flagged", "#c48a00"), ("unsupported", "#a11")):
@@ -93,7 +101,7 @@ elif st.session_state.get("rep_open") not in ids:
     st.session_state["rep_open"] = ids[0]
 run_id = st.selectbox("Open run", ids, format_func=lambda i: titles[i], key="rep_open")
 
-run: Report | None = R.safe(rs.get, run_id, what="Opening the run")
+run: Report | None = R.safe(access.open_run, rs, viewer, run_id, what="Opening the run")
 if run is None:
     st.stop()
 st.divider()
@@ -128,21 +136,23 @@ if claims:
                    "at": latest[i].at.replace("T", " ") if i in latest else "",
                    "comment": latest[i].comment if i in latest else ""} for i, c in enumerate(claims, 1)],
                  hide_index=True, width="stretch")
-    with st.form(f"review_form_{run.id}", clear_on_submit=True):
-        c1, c2 = st.columns([2, 3])
-        claim_no = c1.selectbox("Claim", list(range(1, len(claims) + 1)), key=f"rev_claim_{run.id}",
-                                format_func=lambda i: f"{i}. {claims[i - 1].text[:70]}")
-        verdict = c1.radio("Verdict", list(VERDICTS), format_func=VERDICTS.get, horizontal=True,
-                           key=f"rev_verdict_{run.id}")
-        comment = c2.text_area("Comment", key=f"rev_comment_{run.id}", height=100,
-                               placeholder="Why (required for rejected and needs work)")
-        if st.form_submit_button("Save mark", type="primary", icon=":material/done:"):
-            with R.guard("Saving the mark"):
-                mark = rs.review(run.id, claim_no, verdict, reviewer=st.session_state.get("reviewer", ""),
-                                 comment=comment)
-                st.session_state["rep_flash"] = (f"Claim {mark.claim} marked {VERDICTS[mark.verdict]} by "
-                                                 f"{mark.reviewer} at {mark.at.replace('T', ' ')}.")
-                st.rerun()
+    if not viewer.signed_in and viewer.mode != "local":
+        st.caption("Sign in to mark claims: every mark is stored with who made it.")
+    else:
+        with st.form(f"review_form_{run.id}", clear_on_submit=True):
+            c1, c2 = st.columns([2, 3])
+            claim_no = c1.selectbox("Claim", list(range(1, len(claims) + 1)), key=f"rev_claim_{run.id}",
+                                    format_func=lambda i: f"{i}. {claims[i - 1].text[:70]}")
+            verdict = c1.radio("Verdict", list(VERDICTS), format_func=VERDICTS.get, horizontal=True,
+                               key=f"rev_verdict_{run.id}")
+            comment = c2.text_area("Comment", key=f"rev_comment_{run.id}", height=100,
+                                   placeholder="Why (required for rejected and needs work)")
+            if st.form_submit_button("Save mark", type="primary", icon=":material/done:"):
+                with R.guard("Saving the mark"):
+                    mark = rs.review(run.id, claim_no, verdict, reviewer=access.reviewer_name(viewer), comment=comment)
+                    st.session_state["rep_flash"] = (f"Claim {mark.claim} marked {VERDICTS[mark.verdict]} by "
+                                                     f"{mark.reviewer} at {mark.at.replace('T', ' ')}.")
+                    st.rerun()
     if flash := st.session_state.pop("rep_flash", None):
         st.success(flash, icon=":material/check:")
     if run.reviews:
@@ -180,10 +190,12 @@ else:
     cols[4].caption("A verify run is checked against the source texts saved with it; re-run it on Verify with "
                     "new versions of the sources.")
 
-with st.expander("Delete this run"):
-    st.caption("Deletes the run and its reviewer marks from the workspace. Export it first to keep a copy.")
-    if st.checkbox("I understand", key=f"del_ok_{run.id}") and st.button("Delete run", type="secondary",
-                                                                            key=f"del_{run.id}"):
-        with R.guard("Deleting the run"):
-            rs.delete(run.id)
-            st.rerun()
+if viewer.unrestricted:  # deleting a run drops its reviewer marks: admins and the local operator only
+    with st.expander("Delete this run"):
+        st.caption("Deletes the run and its reviewer marks from the workspace. Export it first to keep a copy.")
+        if st.checkbox("I understand", key=f"del_ok_{run.id}") and st.button("Delete run", type="secondary",
+                                                                                key=f"del_{run.id}"):
+            with R.guard("Deleting the run"):
+                access.require_admin(viewer, "Deleting a saved run")
+                rs.delete(run.id)
+                st.rerun()

@@ -6,7 +6,7 @@ import resources as R
 import streamlit as st
 import widgets as W
 
-from anchor_core import workspace
+from anchor_core import access, workspace
 from anchor_core.safe import md_code, md_escape
 from anchor_core.scorers import scorer_help
 
@@ -70,10 +70,11 @@ if st.button("Verify", type="primary", icon=":material/fact_check:"):
                 emb = R.embedder() if semantic else None
                 report = verify_answer(answer, sources, scorer=R.scorer(scorer_name, with_embedder=semantic),
                                        embedder=emb)
-            st.session_state["verify_run"] = R.reports().save(report).id
+            st.session_state["verify_run"] = access.save_run(R.reports(), R.viewer(), report).id
 
 run_id = st.session_state.get("verify_run")
-run = R.safe(R.reports().get, run_id, what="Opening the last verification") if run_id else None
+run = R.safe(access.open_run, R.reports(), R.viewer(), run_id, what="Opening the last verification") \
+    if run_id else None
 if run is not None and run.kind == "verify":
     st.divider()
     st.subheader("Verification report")

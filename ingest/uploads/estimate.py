@@ -50,7 +50,7 @@ class Estimate:
         about = "" if self.exact else "about "
         cached = f" ({self.cached:,} already embedded)" if self.cached else ""
         when = f", about {duration(self.seconds)} with {self.embedder}" if self.seconds is not None else ""
-        return f"{self.name}: {_size(self.size)}, {about}{self.chunks:,} chunks{cached}{when}"
+        return f"{self.name}: {_size(self.size)}, {about}{self.chunks:,} chunk{'' if self.chunks == 1 else 's'}{cached}{when}"
 
 
 def throughput(embedder: Embedder) -> float | None:

@@ -28,7 +28,7 @@ def test_counted_chunks_leave_out_the_cached_ones_and_a_measured_rate_wins(tmp_p
     assert est.seconds == 6 / cache.throughput()
     assert E.estimate("b.txt", 10, HashEmbedder()).seconds is not None
     unknown = E.estimate("b.txt", 10, type("X", (), {"model_id": "other", "dim": 3})())
-    assert unknown.seconds is None and unknown.summary() == "b.txt: 0.0 kB, about 1 chunks"
+    assert unknown.seconds is None and unknown.summary() == "b.txt: 0.0 kB, about 1 chunk"
 
 
 def test_progress_carries_the_counted_estimate_before_embedding(tmp_path):

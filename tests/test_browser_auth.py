@@ -1,0 +1,79 @@
+"""Proxy sign-in in a real browser on the real server: the headers an authenticating proxy would add
+(Playwright's ``extra_http_headers``) identify the viewer only with the shared secret; the same
+headers without it leave the visitor anonymous with public documents only."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from tests import app_support as A
+from tests.conftest import REPO
+from tests.test_access import SECRET, _corpus
+from tests.test_browser import ARGS, CHROMIUM, _free_port, _wait_healthy
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def proxy_server(tmp_path):
+    A.ingest_parsed(_corpus(), corpus="c")
+    port = _free_port()
+    env = {**os.environ, "ANCHOR_EMBEDDER": "hash", "ANCHOR_AUTH": "proxy", "ANCHOR_AUTH_PROXY_SECRET": SECRET,
+           "PYTHONPATH": str(REPO), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(REPO / "app" / "main.py"),
+                             "--server.port", str(port), "--server.address", "127.0.0.1",
+                             "--server.headless", "true"], cwd=REPO, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc)
+        yield url
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)  # the process group we started
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+def test_proxy_headers_sign_in_only_with_the_secret(proxy_server, tmp_path):
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (requirements.txt)")
+    user = {"X-Forwarded-User": "ana@example.com", "X-Forwarded-Groups": "red"}
+    shots = {}
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            for name, headers in (("signed-in", {**user, "X-Anchor-Proxy-Secret": SECRET}),
+                                  ("forged", {**user, "X-Anchor-Proxy-Secret": "not-the-secret-at-all"})):
+                ctx = browser.new_context(viewport={"width": 1440, "height": 1000}, extra_http_headers=headers)
+                page = ctx.new_page()
+                page.goto(proxy_server + "/corpora", wait_until="domcontentloaded")
+                page.get_by_text("Stored corpora").wait_for(timeout=60_000)
+                page.get_by_text("Mode: trusted proxy headers").wait_for(timeout=30_000)
+                page.get_by_text("Reference network").wait_for(timeout=30_000)
+                page.wait_for_timeout(3000)  # let the tables finish drawing before the screenshot
+                shots[name] = (page.locator("section[data-testid='stSidebar']").inner_text(),
+                               page.locator("[data-testid='stMain']").inner_text())
+                page.screenshot(path=str(tmp_path / f"proxy-{name}.png"), full_page=True)
+                ctx.close()
+        finally:
+            browser.close()
+    side, main = shots["signed-in"]
+    assert "ana@example.com" in side and "groups red" in side
+    assert "Add documents" not in main  # red is no admin
+    side, main = shots["forged"]
+    assert "anonymous" in side and "public documents only" in side and "ana@example.com" not in side
+    assert "X-Anchor-Proxy-Secret missing or wrong" in side
+    assert all((tmp_path / f"proxy-{n}.png").stat().st_size > 10_000 for n in shots)
+    if os.environ.get("ANCHOR_KEEP_SCREENSHOTS"):
+        import shutil
+
+        for n in shots:
+            shutil.copy(tmp_path / f"proxy-{n}.png", os.environ["ANCHOR_KEEP_SCREENSHOTS"])
