@@ -50,7 +50,8 @@ class Estimate:
         about = "" if self.exact else "about "
         cached = f" ({self.cached:,} already embedded)" if self.cached else ""
         when = f", about {duration(self.seconds)} with {self.embedder}" if self.seconds is not None else ""
-        return f"{self.name}: {_size(self.size)}, {about}{self.chunks:,} chunk{'' if self.chunks == 1 else 's'}{cached}{when}"
+        chunks = f"{self.chunks:,} chunk{'' if self.chunks == 1 else 's'}"
+        return f"{self.name}: {_size(self.size)}, {about}{chunks}{cached}{when}"
 
 
 def throughput(embedder: Embedder) -> float | None:
