@@ -53,6 +53,9 @@ NEGATOR_BEFORE = re.compile(r"\b(no|not|nothing|neither|nor|never|none|cannot|NO
 QUOTED_KEYWORD = re.compile(r"[\"“'](?:MUST|SHALL|SHOULD|MAY|REQUIRED|RECOMMENDED|OPTIONAL)")
 
 
+CITATION = re.compile(r"\bDOI\b|\bRFC \d+, (?:[A-Z][a-z]+ )?\d{4}\b|<https?://")
+
+
 def ws(text: str) -> str:
     return " ".join(text.split())
 
@@ -63,6 +66,8 @@ def usable(s: str) -> bool:
         return False
     if QUOTED_KEYWORD.search(s) or flat.count("|") >= 2 or "..." in flat or "::" in flat:
         return False  # keyword definitions, tables, tables of contents, code
+    if CITATION.search(flat) or "●" in flat or "[year]" in flat.lower():
+        return False  # bibliography entries and form templates
     return flat[0].isalpha() or flat[0] in "(“\""
 
 
@@ -83,6 +88,9 @@ def apply(sentence: str, e: Edit) -> str:
 # --------------------------------------------------------------------------------------
 # rules: each returns at most one Edit for a sentence, or None
 # --------------------------------------------------------------------------------------
+
+
+EPISTEMIC = re.compile(r"\b(?:[Tt]here|[Ii]t|[Tt]his|[Tt]hat|[Ww]hich)\s+(?:may|MAY|must)\s+be\b")
 
 
 def _single_modal(s: str) -> re.Match[str] | None:
@@ -110,6 +118,8 @@ def modality(s: str, rng: random.Random) -> Edit | None:
         return None
     verb = m.group(1)
     low = verb.lower()
+    if EPISTEMIC.search(s[max(0, m.start() - 12): m.end() + 4]):
+        return None  # "there may be bugs", "it may be that": possibility, not permission
     if low in ("must", "shall"):
         new = "may"
     elif low == "may":
@@ -169,14 +179,19 @@ MONTHS = ["January", "February", "March", "April", "May", "June", "July", "Augus
           "October", "November", "December"]
 MONTH = "|".join(MONTHS)
 DATE_DMY = re.compile(rf"\b(?P<d>\d{{1,2}}) (?P<m>{MONTH}) (?P<y>(?:19|20)\d\d)\b")
-DATE_MY = re.compile(rf"\b(?P<m>{MONTH}),? (?P<y>(?:19|20)\d\d)\b")
+DATE_MY = re.compile(rf"(?<!\d )\b(?P<m>{MONTH}),? (?P<y>(?:19|20)\d\d)\b")
 DATE_ISO = re.compile(r"\b(?P<y>(?:19|20)\d\d)-(?P<mo>0[1-9]|1[0-2])-(?P<d>[0-2]\d|3[01])\b")
 DATE_DM = re.compile(rf"\b(?P<d>\d{{1,2}}) (?P<m>{MONTH})\b(?! (?:19|20)\d\d)")
 
 
+ACT_DATE = re.compile(r"(?:Council|Commission|Parliament) of\s+$|\bof\s+$")
+
+
 def date(s: str, rng: random.Random) -> Edit | None:
+    """A date stated in the sentence, not the adoption date in the title of a cited act
+    ("Regulation (EU) 2018/1860 of the European Parliament and of the Council of 28 November 2018")."""
     for pat in (DATE_DMY, DATE_ISO, DATE_MY):
-        found = list(pat.finditer(s))
+        found = [m for m in pat.finditer(s) if not ACT_DATE.search(s[max(0, m.start() - 40): m.start()])]
         if found:
             m = found[rng.randrange(len(found))]
             if rng.random() < 0.5 and "m" in m.groupdict() and pat is not DATE_ISO:
@@ -231,15 +246,19 @@ NOT_AGENTS = {
     "environment", "government", "development", "arrangement", "department", "moment", "argument", "segment",
     "implement", "adjustment", "investment", "commitment", "settlement", "treatment", "measurement",
     "equipment", "attachment", "enforcement", "employment", "procurement", "statute", "list", "committee",
-    "power", "all", "those", "that", "this", "these", "relevant", "other", "following", "same", "said",
+    "member", "power",
     "transfer", "offer", "holder", "answer", "matter", "ledger", "border", "folder", "user-agent",
     "ability", "possibility", "facility", "responsibility", "eligibility", "opportunity", "community",
 }
 
 
+DETERMINERS = {"all", "those", "that", "this", "these", "relevant", "other", "following", "same", "said", "such",
+               "any", "each", "every", "no", "its", "their", "his", "her"}
+
+
 def _agent(phrase: str) -> bool:
     head = phrase.split()[-1].lower()
-    return bool(AGENT_END.search(head)) and head not in NOT_AGENTS and phrase.split()[0].lower() not in NOT_AGENTS
+    return bool(AGENT_END.search(head)) and head not in NOT_AGENTS and phrase.split()[0].lower() not in DETERMINERS
 
 
 def _subjects(text: str) -> list[str]:
@@ -301,22 +320,32 @@ def discover_pairs(units: list[tuple[str, str]], min_count: int = 5, min_units: 
     return {x: y for x, (_, y) in partner.items()}
 
 
-def _match_case(template: str, word: str) -> str:
-    if template.isupper() and len(template) > 1:
-        return word.upper()
-    if template[:1].isupper():
-        return " ".join(w[:1].upper() + w[1:] for w in word.split()) if all(
-            t[:1].isupper() for t in template.split()) else word[:1].upper() + word[1:]
-    return word
+def surface_forms(units: list[tuple[str, str]], agents: set[str]) -> dict[str, str]:
+    """How the corpus writes each agent mid-sentence: "Member State", "supervisory authority", "AI Office"."""
+    forms: dict[str, collections.Counter[str]] = {a: collections.Counter() for a in agents}
+    for a in agents:
+        pat = re.compile(r"(?<=[a-z,] )(?:the |a |an )?(" + re.escape(a) + r")\b", re.I)
+        for _, text in units[:4000]:
+            for m in pat.finditer(text):
+                forms[a][m.group(1)] += 1
+    return {a: c.most_common(1)[0][0] if c else a for a, c in forms.items()}
 
 
-def _plural(word: str) -> str:
-    return word + ("es" if word.endswith(("s", "x", "ch", "sh")) else "s")
+def _plural(phrase: str) -> str:
+    if phrase.endswith("y") and not phrase.endswith(("ay", "ey", "oy", "uy")):
+        return phrase[:-1] + "ies"
+    return phrase + ("es" if phrase.endswith(("s", "x", "ch", "sh")) else "s")
 
 
-def actor_swap(s: str, rng: random.Random, pairs: dict[str, str]) -> Edit | None:
+PREPOSITION_BEFORE = re.compile(r"\b(?:to|by|from|with|of|for|on|in|against|than|as|and|or)\s+(?:the|a|an|each|any|such)?\s*$", re.I)
+
+
+def actor_swap(s: str, rng: random.Random, pairs: dict[str, str], surface: dict[str, str] | None = None) -> Edit | None:
     low = s.lower()
+    surface = surface or {}
     for m in SUBJECT.finditer(s):
+        if PREPOSITION_BEFORE.search(s[max(0, m.start() - 30): m.start(1)]):
+            continue  # "submitted to the Regulator must be signed": not the subject
         words = m.group(1).split()
         for k in (2, 1):
             if len(words) < k:
@@ -326,10 +355,15 @@ def actor_swap(s: str, rng: random.Random, pairs: dict[str, str]) -> Edit | None
             partner = pairs.get(key)
             if partner is None:
                 continue
-            if re.search(r"\b" + re.escape(partner.split()[-1].rstrip("s")), low):
+            if k == 1 and len(words) == 2:
+                break  # the head of a compound ("Steering Council", "PFP Client"): swapping it invents a role
+            partner = surface.get(partner, partner)
+            if re.search(r"\b" + re.escape(partner.split()[-1].lower().rstrip("s")), low):
                 return None  # both actors already in the sentence: a swap would be ambiguous
             start = m.start(1) + m.group(1).rfind(phrase)
-            new = _match_case(phrase, partner)
+            new = partner if not phrase[:1].isupper() or partner[:1].isupper() else partner[:1].upper() + partner[1:]
+            if phrase.isupper() and len(phrase) > 1:
+                new = partner.upper()
             if phrase.lower() != key:  # the source used the plural
                 new = _plural(new)
             # fix the article: "a deployer" / "an importer"
@@ -349,19 +383,42 @@ MIDDLE = re.compile(r",\s+(?:" + CONDITION[3:-1] + r"|where|in so far as|insofar
 LEADING = re.compile(r"^(?:Where|Unless|Except where|Provided that|Insofar as|In so far as)\b[^,;:]{3,}?,\s+")
 
 
+SUBJECT_START = re.compile(r"(?:it|they|he|she|the|a|an|this|that|these|those|such|each|any|no)\b", re.I)
+BAD_REST_START = re.compile(r"(?:and|or|but|nor|in which case|which|whose|where|then)\b", re.I)
+
+
+def _main_clause(rest: str) -> bool:
+    """The text left after a leading condition reads as the main clause: it starts like a subject
+    and reaches its modal within ten words with no comma on the way."""
+    words = ws(rest).split()
+    head = " ".join(words[:11])
+    m = MODAL.search(head)
+    return bool(words) and not BAD_REST_START.match(rest) and m is not None and "," not in head[: m.start()]
+
+
 def dropped_condition(s: str, rng: random.Random) -> Edit | None:
     for pat, kind in ((LEADING, "lead"), (MIDDLE, "mid"), (TRAILING, "tail")):
         m = pat.search(s)
         if not m:
             continue
+        before = s[: m.start()].split()[-1:] or [""]
+        if before[0].lower() in ("and", "or", "until", "if", "than", "not"):
+            continue  # "until and unless", "if and only if": the condition is not a separable clause
         if kind == "tail":
             old = m.group("c")
             if len(old.split()) < 3:
                 continue
             e = Edit("dropped_condition", m.start("c"), old, "")
         elif kind == "mid":
-            e = Edit("dropped_condition", m.start(), m.group(0), " ")
+            after = s[m.end():]
+            if BAD_REST_START.match(after):
+                continue  # "..., unless X, in which case Y": Y hangs on X
+            # "shall, where appropriate, be" -> "shall be"; "validated, unless X, it SHOULD" -> "validated, it SHOULD"
+            glue = ", " if SUBJECT_START.match(after) and not MODAL.search(s[: m.start()]) else " "
+            e = Edit("dropped_condition", m.start(), m.group(0), glue)
         else:
+            if not _main_clause(s[m.end():]):
+                continue
             e = Edit("dropped_condition", m.start(), m.group(0), "", capitalise=True)
         rest = apply(s, e)
         if MODAL.search(rest) and len(rest.split()) >= 6 and len(ws(e.old).split()) >= 3:
@@ -390,17 +447,18 @@ def candidates(units: list[tuple[str, str]]) -> list[tuple[str, int, str]]:
 
 def perturb_corpus(name: str, units: list[tuple[str, str]], seed: int, per_rule: int) -> tuple[list[dict], dict[str, str]]:
     pairs = discover_pairs(units)
+    surface = surface_forms(units, set(pairs.values()))
     cands = candidates(units)
     rng = random.Random(f"{seed}:{name}")
     rng.shuffle(cands)
     rules = {
         "negation": negation, "modality": modality, "number": number, "date": date,
-        "actor_swap": lambda s, r: actor_swap(s, r, pairs), "dropped_condition": dropped_condition,
+        "actor_swap": lambda s, r: actor_swap(s, r, pairs, surface), "dropped_condition": dropped_condition,
     }
     made: dict[str, list[dict]] = {r: [] for r in RULES}
-    used: set[tuple[str, int]] = set()  # one claim per source sentence, so rules do not share a sentence
+    used: set[str] = set()  # one claim per sentence text, so rules and repeated boilerplate do not share one
     for uid, start, sent in cands:
-        if (uid, start) in used:
+        if ws(sent) in used:
             continue
         for rule in sorted(RULES, key=lambda r: len(made[r])):  # fill the emptiest rule first
             if len(made[rule]) >= per_rule:
@@ -415,7 +473,7 @@ def perturb_corpus(name: str, units: list[tuple[str, str]], seed: int, per_rule:
                 "corpus": name, "unit_id": uid, "start": start, "source_sentence": sent, "claim": claim,
                 "rule": rule, "label": "contradicted", "changed": {"from": e.old, "to": e.new, "at": e.at},
             })
-            used.add((uid, start))
+            used.add(ws(sent))
             break
         if all(len(v) >= per_rule for v in made.values()):
             break
