@@ -184,7 +184,7 @@ DATE_ISO = re.compile(r"\b(?P<y>(?:19|20)\d\d)-(?P<mo>0[1-9]|1[0-2])-(?P<d>[0-2]
 DATE_DM = re.compile(rf"\b(?P<d>\d{{1,2}}) (?P<m>{MONTH})\b(?! (?:19|20)\d\d)")
 
 
-ACT_DATE = re.compile(r"(?:Council|Commission|Parliament) of\s+$|\bof\s+$")
+ACT_DATE = re.compile(r"(?:Council|Commission|Parliament) of\s+$|\bof\s+$|\(\s*$")  # "... of 28 November 2018", "(April 2012)"
 
 
 def date(s: str, rng: random.Random) -> Edit | None:
@@ -378,7 +378,8 @@ def actor_swap(s: str, rng: random.Random, pairs: dict[str, str], surface: dict[
 
 
 CONDITION = r"(?:unless|except where|except when|except if|except in|except for|provided that|providing that)"
-TRAILING = re.compile(r"(?P<c>,?\s+" + CONDITION + r"\b[^;:]*?|,\s+where\b[^;:,]*?)(?P<end>[.;]?\s*)$")
+# ", where X" is a condition, but ', where "XXXX" is the PEP number' defines a name: skip quoted/code words
+TRAILING = re.compile(r"(?P<c>,?\s+" + CONDITION + r"\b[^;:]*?|,\s+where\s+(?![\"'`“])[^;:,]*?)(?P<end>[.;]?\s*)$")
 MIDDLE = re.compile(r",\s+(?:" + CONDITION[3:-1] + r"|where|in so far as|insofar as)\b[^,;:()]{3,}?,\s+")
 LEADING = re.compile(r"^(?:Where|Unless|Except where|Provided that|Insofar as|In so far as)\b[^,;:]{3,}?,\s+")
 
