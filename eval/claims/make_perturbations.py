@@ -93,6 +93,9 @@ def apply(sentence: str, e: Edit) -> str:
 EPISTEMIC = re.compile(r"\b(?:[Tt]here|[Ii]t|[Tt]his|[Tt]hat|[Ww]hich)\s+(?:may|MAY|must)\s+be\b")
 
 
+WISH = re.compile(r"\s+(?:also\s+)?(?:wish|want|choose|prefer|need|decide|find|like)\b", re.I)
+
+
 def _single_modal(s: str) -> re.Match[str] | None:
     found = list(MODAL.finditer(s))
     return found[0] if len(found) == 1 else None
@@ -118,8 +121,8 @@ def modality(s: str, rng: random.Random) -> Edit | None:
         return None
     verb = m.group(1)
     low = verb.lower()
-    if EPISTEMIC.search(s[max(0, m.start() - 12): m.end() + 4]):
-        return None  # "there may be bugs", "it may be that": possibility, not permission
+    if EPISTEMIC.search(s[max(0, m.start() - 12): m.end() + 4]) or WISH.match(s[m.end():]):
+        return None  # "there may be bugs", "servers may wish to": possibility or choice, not permission
     if low in ("must", "shall"):
         new = "may"
     elif low == "may":
@@ -159,6 +162,10 @@ def _bump_digits(text: str, rng: random.Random) -> str:
     return str(rng.choice([c for c in choices if c != n and c >= 0]))
 
 
+SINGULAR_UNIT = re.compile(r"(\s|-)(?:business\s+|working\s+|calendar\s+|consecutive\s+)?"
+                           r"(day|week|month|year|hour|minute|second|character|bit|octet|byte|member|person|employee)\b", re.I)
+
+
 def number(s: str, rng: random.Random) -> Edit | None:
     found = list(NUMBER.finditer(s))
     if not found:
@@ -166,13 +173,22 @@ def number(s: str, rng: random.Random) -> Edit | None:
     m = found[rng.randrange(len(found))]
     for g in ("n", "n2", "n3"):
         if m.group(g):
-            return Edit("number", m.start(g), m.group(g), _bump_digits(m.group(g), rng))
-    w = m.group("w")
-    i = WORD_NUMBERS.index(w.lower())
-    new = WORD_NUMBERS[(i + rng.choice([1, 2])) % len(WORD_NUMBERS)]
-    if new == "one" and re.match(r"\s+\w+s\b", m.group("wu")):
-        new = "two"
-    return Edit("number", m.start("w"), w, new.capitalize() if w[0].isupper() else new)
+            old, new, at, unit = m.group(g), _bump_digits(m.group(g), rng), m.start(g), m.group("u") or ""
+            break
+    else:
+        w = m.group("w")
+        i = WORD_NUMBERS.index(w.lower())
+        new = WORD_NUMBERS[(i + rng.choice([1, 2])) % len(WORD_NUMBERS)]
+        if new == "one":
+            new = "two"
+        old, new, at, unit = w, (new.capitalize() if w[0].isupper() else new), m.start("w"), m.group("wu")
+    su = SINGULAR_UNIT.match(unit)
+    if su and old.lower() in ("one", "1") and su.group(2).lower() in ("member", "person", "employee"):
+        return None  # "one Member State": the unit word starts a compound, no clean plural
+    if su and su.group(1) != "-" and old.lower() in ("one", "1"):
+        # "within one month" -> "within three months": the unit follows the number; "a 1-bit flag" stays
+        return Edit("number", at, old + unit, new + unit + "s")
+    return Edit("number", at, old, new)
 
 
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
