@@ -175,7 +175,8 @@ def main() -> int:
         print(f"{corpus:8} {c['single']:6} {c['multi']:5} {c['single'] + c['multi']:10} {c['unanswerable']:5} "
               f"{c['unanswerable:look_answerable']:8} {c['unanswerable:out_of_scope']:9}")
     print(f"{'total':8} {totals['single']:6} {totals['multi']:5} {totals['single'] + totals['multi']:10} "
-          f"{totals['unanswerable']:5} {totals['unanswerable:look_answerable']:8} {totals['unanswerable:out_of_scope']:9}")
+          f"{totals['unanswerable']:5} {totals['unanswerable:look_answerable']:8} "
+          f"{totals['unanswerable:out_of_scope']:9}")
     print("answer_kind: " + ", ".join(f"{k[5:]} {v}" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1])))
 
     for kind, name in (("perturbed", "perturbed.jsonl"), ("paraphrase", "paraphrases.jsonl")):

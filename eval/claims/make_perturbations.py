@@ -163,7 +163,8 @@ def _bump_digits(text: str, rng: random.Random) -> str:
 
 
 SINGULAR_UNIT = re.compile(r"(\s|-)(?:business\s+|working\s+|calendar\s+|consecutive\s+)?"
-                           r"(day|week|month|year|hour|minute|second|character|bit|octet|byte|member|person|employee)\b", re.I)
+                           r"(day|week|month|year|hour|minute|second|character|bit|octet|byte|member|person|employee)\b",
+                           re.I)
 
 
 def number(s: str, rng: random.Random) -> Edit | None:
@@ -200,7 +201,8 @@ DATE_ISO = re.compile(r"\b(?P<y>(?:19|20)\d\d)-(?P<mo>0[1-9]|1[0-2])-(?P<d>[0-2]
 DATE_DM = re.compile(rf"\b(?P<d>\d{{1,2}}) (?P<m>{MONTH})\b(?! (?:19|20)\d\d)")
 
 
-ACT_DATE = re.compile(r"(?:Council|Commission|Parliament) of\s+$|\bof\s+$|\(\s*$")  # "... of 28 November 2018", "(April 2012)"
+# "... of the Council of 28 November 2018", "(April 2012)"
+ACT_DATE = re.compile(r"(?:Council|Commission|Parliament) of\s+$|\bof\s+$|\(\s*$")
 
 
 def date(s: str, rng: random.Random) -> Edit | None:
@@ -310,7 +312,8 @@ def discover_pairs(units: list[tuple[str, str]], min_count: int = 5, min_units: 
     # "client or authorization server". The partner is the agent most often coordinated with
     # this one; agents never coordinated fall back to the agent whose units overlap most.
     alt = "|".join(sorted((re.escape(x) for x in agents), key=len, reverse=True))
-    coord = re.compile(rf"\b({alt})(?:e?s)?\s+(?:and|or|and/or|nor)\s+(?:the\s+|a\s+|an\s+|other\s+)?({alt})(?:e?s)?\b", re.I)
+    coord = re.compile(
+        rf"\b({alt})(?:e?s)?\s+(?:and|or|and/or|nor)\s+(?:the\s+|a\s+|an\s+|other\s+)?({alt})(?:e?s)?\b", re.I)
     coordinated: collections.Counter[tuple[str, str]] = collections.Counter()
     for _, text in units:
         for m in coord.finditer(text):
@@ -353,7 +356,8 @@ def _plural(phrase: str) -> str:
     return phrase + ("es" if phrase.endswith(("s", "x", "ch", "sh")) else "s")
 
 
-PREPOSITION_BEFORE = re.compile(r"\b(?:to|by|from|with|of|for|on|in|against|than|as|and|or)\s+(?:the|a|an|each|any|such)?\s*$", re.I)
+PREPOSITION_BEFORE = re.compile(
+    r"\b(?:to|by|from|with|of|for|on|in|against|than|as|and|or)\s+(?:the|a|an|each|any|such)?\s*$", re.I)
 
 
 def actor_swap(s: str, rng: random.Random, pairs: dict[str, str], surface: dict[str, str] | None = None) -> Edit | None:
@@ -462,7 +466,8 @@ def candidates(units: list[tuple[str, str]]) -> list[tuple[str, int, str]]:
     return out
 
 
-def perturb_corpus(name: str, units: list[tuple[str, str]], seed: int, per_rule: int) -> tuple[list[dict], dict[str, str]]:
+def perturb_corpus(name: str, units: list[tuple[str, str]], seed: int,
+                   per_rule: int) -> tuple[list[dict], dict[str, str]]:
     pairs = discover_pairs(units)
     surface = surface_forms(units, set(pairs.values()))
     cands = candidates(units)
