@@ -126,9 +126,12 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
                   source=str(path or f"{args.name} demo corpus"), chunking=args.chunking,
                   groups=_groups(args) or None, progress=progress)
     bar.close()
-    print(f"corpus {info.name}: {info.documents} documents, {info.units} units, {info.chunks} chunks, "
-          f"{info.references + info.unresolved} references ({info.references} resolved, {info.unresolved} unresolved) "
-          f"in {time.perf_counter() - t0:.1f}s ({embedder.hits} embeddings reused from the cache) "
+    from anchor_core.text import count
+
+    print(f"corpus {info.name}: {count(info.documents, 'document')}, {count(info.units, 'unit')}, "
+          f"{count(info.chunks, 'chunk')}, {count(info.references + info.unresolved, 'reference')} "
+          f"({info.references} resolved, {info.unresolved} unresolved) in {time.perf_counter() - t0:.1f}s "
+          f"({count(embedder.hits, 'embedding')} reused from the cache) "
           f"-> {settings.store_location}")
     return 0
 

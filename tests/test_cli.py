@@ -25,7 +25,7 @@ def aiact(capsys):
 
 
 def test_ingest_reports_counts(aiact):
-    assert "corpus aiact: 1 documents, 306 units" in aiact
+    assert "corpus aiact: 1 document, 306 units" in aiact
     assert "resolved" in aiact and "unresolved" in aiact
 
 
