@@ -494,6 +494,78 @@ def probe_access(p: Probes) -> None:
     run = p.anchor("retrieve", "vault seven ZEBRA-41", "--corpus", "acl", "--group", "b", "--json", env=env)
     p.record("access", "retrieve as group b finds its own document", "kept in vault seven under code" in run.out,
              f"exit {run.rc}")
+    probe_dashboard_access(p, w / "home")
+
+
+def probe_dashboard_access(p: Probes, home: Path) -> None:
+    """The dashboard's read paths, called as the dashboard calls them: the viewer's scoped store,
+    the workspace helpers and the reports database."""
+    sys.path.insert(0, str(ROOT))
+    from anchor_core import access, render, workspace
+    from anchor_core.ask import AskSettings, ask
+    from anchor_core.embeddings import HashEmbedder
+    from anchor_core.reports import ReportStore
+    from anchor_core.retrieve import RetrievalSettings, retrieve
+    from anchor_core.scorers import make_scorer
+    from anchor_core.stores.sqlite import SQLiteStore
+
+    secret = "kept in vault seven under code"
+    raw = SQLiteStore(home / "anchor.db")
+    claims = {"is_logged_in": True, "email": "ana@example.com", "groups": ["a"]}
+    red = access.viewer_from_claims(claims, groups_claim="groups", admin_group="anchor-admins")
+    blue = access.viewer_from_claims({**claims, "email": "bo@example.com", "groups": ["b"]}, groups_claim="groups",
+                                     admin_group="anchor-admins")
+    nobody = access.anonymous("oidc")
+    store = access.scoped(raw, red)
+    b_units = raw.unit_ids("acl", [d.doc_id for d in raw.documents("acl") if "b" in d.groups])
+    reads = {
+        "corpora counts": lambda: store.corpora(),
+        "document list": lambda: store.documents("acl"),
+        "unit reader (units by id)": lambda: store.get_units("acl", b_units),
+        "unit chunks": lambda: store.units_chunks("acl", b_units, access.filters_for(red)),
+        "Verify's corpus sources": lambda: workspace.unit_sources(store, "acl", b_units),
+        "reference graph": lambda: workspace.corpus_graph(store, "acl", include_isolated=True),
+        "references to group b units": lambda: store.references_to("acl", b_units),
+        "retrieve with 3 hops, no group given": lambda: retrieve(
+            "Where is the master key kept? vault seven", store=store, embedder=HashEmbedder(), corpus="acl",
+            settings=RetrievalSettings(k=8, hops=3)),
+    }
+    for name, read in reads.items():
+        try:
+            shown = repr(read())
+        except Exception as err:  # noqa: BLE001 - a refusal is fine, a leak is not
+            shown = f"{type(err).__name__}: {err}"
+        p.record("access", f"dashboard as group a: {name}", secret not in shown, "group b text shown"
+                 if secret in shown else "")
+    rs = ReportStore(home / "probe-reports.db")
+    settings = AskSettings(k=6, hops=2, writer="extractive", scorer="lexical")
+    mine = access.save_run(rs, red, ask("How are laptops encrypted?", store=store, embedder=HashEmbedder(),
+                                        corpus="acl", settings=settings, scorer=make_scorer("lexical")))
+    theirs_report = ask("Where is the master key kept?", store=access.scoped(raw, blue), embedder=HashEmbedder(),
+                        corpus="acl", settings=settings, scorer=make_scorer("lexical"))
+    theirs = access.save_run(rs, blue, theirs_report)
+    listed = {r.id for r in access.visible_runs(rs, red, rs.list())}
+    p.record("access", "Reports page as group a lists only runs it may open", theirs.id not in listed and
+             mine.id in listed, f"listed {len(listed)} of 2")
+    try:
+        access.open_run(rs, red, theirs.id)
+        opened = True
+    except Exception:  # noqa: BLE001
+        opened = False
+    p.record("access", "Reports page as group a cannot open a group b run by id", not opened)
+    exported = "".join(render.export(access.open_run(rs, red, mine.id), f).decode(errors="replace")
+                       for f in ("markdown", "json", "html"))
+    p.record("access", "exports of a group a run hold no group b text", secret not in exported)
+    anon = access.scoped(raw, nobody)
+    p.record("access", "not signed in: group documents are hidden (default-deny)",
+             not anon.documents("acl") and not anon.corpora())
+    try:
+        store.delete_corpus("acl")
+        refused = False
+    except access.AccessDenied:
+        refused = True
+    p.record("access", "a non-admin cannot delete a corpus", refused and bool(raw.documents("acl")))
+    raw.close()
 
 
 # -- scale ----------------------------------------------------------------------------------------------
