@@ -636,6 +636,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (``anchor verify ... | head``): stop quietly, as other tools do, and keep
+        # Python from failing again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except Exception as err:  # a broken invocation must never end in a traceback (and exit 1 means "below threshold")
         if args.verbose:
             raise

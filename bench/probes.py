@@ -49,7 +49,8 @@ IMAGE = "![x](http://evil.example/p.png)"
 SCRIPT = "<script>document.title='x'</script>"
 ONERROR = "<img src=x onerror=alert(1)>"
 JS_LINK = "[click](javascript:alert(1))"
-PAYLOADS = [IMAGE, SCRIPT, ONERROR, JS_LINK]
+COMMENT_END = "--><script>document.title='y'</script><!--"  # ends the comment that carries the record
+PAYLOADS = [IMAGE, SCRIPT, ONERROR, JS_LINK, COMMENT_END]
 
 
 @dataclass
@@ -245,6 +246,9 @@ _CODE = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.S)
 
 def live_markdown(md: str) -> list[str]:
     """The pieces of Markdown a renderer would turn into tags, images or links."""
+    # The embedded record sits in an HTML comment, which no renderer shows; if a payload could end
+    # the comment early, what follows is left in the text and is found below.
+    md = re.sub(r"<!-- anchor-report-json\n.*?-->", "", md, flags=re.S)
     bare = _ESCAPED.sub("", _CODE.sub("", md))
     return (re.findall(r"<(?:script|img|iframe|svg|a)\b", bare, re.I)
             + re.findall(r"!?\[[^\]]*\]\((?:http|javas)", bare))
@@ -449,9 +453,13 @@ def probe_cite(p: Probes) -> None:
     for name, (answer, want) in cases.items():
         f = w / "answer.txt"
         f.write_text(answer)
-        run = p.anchor("verify", "-a", str(f), "-s", str(w / "sources.json"), "--format", "json", "--fail-under", "0")
+        run = p.anchor("verify", "-a", str(f), "-s", str(w / "sources.json"), "--format", "json", "--fail-under", "0",
+                       "--no-save")
         try:
-            got = [sorted(c.get("cite_ids", [])) for c in json.loads(run.out)["claims"]]
+            report = json.loads(run.out)
+            ids = {src["n"]: src["unit_id"] for src in report.get("sources", [])}
+            got = [sorted(c["cite_ids"]) if "cite_ids" in c else sorted(ids[n] for n in c.get("cited", []))
+                   for c in report["claims"]]
         except (ValueError, KeyError, TypeError):
             p.record("cite", name, False, f"exit {run.rc}: {(run.err or run.out)[-160:]}")
             continue

@@ -171,3 +171,13 @@ def test_an_unexpected_failure_is_one_line_exit_2(monkeypatch, capsys):
 def _with(parser, command, func):
     parser._subparsers._group_actions[0].choices[command].set_defaults(func=func)
     return parser
+
+
+def test_a_reader_that_goes_away_ends_the_output_quietly(verify_files):
+    """``anchor verify ... | head -1``: no 'BrokenPipeError' message, the shell's 141."""
+    env = {**os.environ, "ANCHOR_HOME": str(verify_files / "h"), "ANCHOR_EMBEDDER": "hash", "PYTHONPATH": str(REPO)}
+    cmd = (f"{sys.executable} -m anchor_core.cli verify -a {verify_files}/answer.txt -s {verify_files}/sources "
+           "--format json --no-save | head -c 1; exit ${PIPESTATUS[0]}")
+    p = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, env=env, cwd=REPO, timeout=60)
+    assert p.stdout == "{"
+    assert p.stderr == "" and p.returncode == 141
