@@ -100,7 +100,7 @@ def _anchor(src: Source, a: Anchor, units: Mapping[str, str] | None) -> ClaimAnc
 def _claim(c: Claim, atoms: list[Atom], wrong: list[Source], cited: list[Source],
            by_n: dict[int, Source]) -> CheckedClaim:
     ok = sum(a.supported for a in atoms)
-    verdict: Verdict = "supported" if ok == len(atoms) else "partially_supported" if ok else "unsupported"
+    verdict: Verdict = "supported" if ok == len(atoms) else "partially_supported" if ok else "not_found"
     found = [a.anchor for a in atoms if a.anchor is not None]
     flags = list(dict.fromkeys(f for a in found for f in a.flags))
     where = (f"cited source{'s' if len(cited) != 1 else ''} {', '.join(s.label for s in cited)}" if cited

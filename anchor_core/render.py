@@ -39,7 +39,8 @@ FORMATS: dict[str, tuple[str, str]] = {
     "pdf": ("pdf", "application/pdf"),
 }
 SUFFIXES = {"." + ext: fmt for fmt, (ext, _) in FORMATS.items()}
-STATUS_MARK = {"supported": "✅ supported", "flagged": "⚠️ flagged", "unsupported": "❌ unsupported"}
+STATUS_MARK = {"supported": "✅ supported", "flagged": "⚠️ flagged", "contradicted": "⛔ contradicted",
+               "not_found": "❌ not found"}
 _MD_OPEN, _MD_CLOSE = "<!-- anchor-report-json", "-->"
 _FONT_CANDIDATES = [Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),
                     Path("/usr/share/fonts/dejavu/DejaVuSans.ttf"),
@@ -108,7 +109,7 @@ def header(r: Report) -> list[tuple[str, str]]:
     if r.kind == "verify":
         rows.append(("sources", ", ".join(f"{s.label} sha256 {s.unit_sha256[:16]}…" for s in r.sources) or "—"))
     n = len(r.claims)
-    supported = sum(c.status != "unsupported" for c in r.claims)
+    supported = sum(c.status in ("supported", "flagged") for c in r.claims)
     rows.append(("result", f"refused: {r.reason}" if r.refused else
                  f"{r.verified_fraction:.0%} verified ({supported} of {n} claims anchored)"))
     latest = r.latest_reviews
@@ -251,7 +252,8 @@ def to_markdown(r: Report, *, record: bool = True) -> str:
 _CSS = ("body{font-family:system-ui,sans-serif;margin:2em auto;max-width:62em;color:#1d2330;line-height:1.45}"
         "dl{display:grid;grid-template-columns:9em 1fr;gap:.2em .8em}dt{font-weight:600;color:#555}"
         ".claim{border:1px solid #dde;border-radius:6px;padding:.6em .9em;margin:.7em 0}"
-        ".supported .st{color:#17692e}.flagged .st{color:#9a6200}.unsupported .st{color:#a11}"
+        ".supported .st{color:#17692e}.flagged .st{color:#9a6200}.contradicted .st{color:#a11}"
+        ".not_found .st{color:#a11}"
         "blockquote{margin:.4em 0;padding:.3em .7em;border-left:4px solid #f2c744;background:#fffbe8}"
         "small,.meta{color:#555}.review{background:#f3f5fa;padding:.3em .6em;border-radius:4px;margin:.2em 0}"
         ".refused{border:2px solid #a11;padding:.6em 1em;border-radius:6px}")
@@ -354,7 +356,8 @@ def to_pdf(r: Report, *, font: Path | None | str = "auto") -> bytes:
     else:
         para("Answer", 13, "B")
         para(r.answer.strip())
-    colors = {"supported": (23, 105, 46), "flagged": (154, 98, 0), "unsupported": (161, 17, 17)}
+    colors = {"supported": (23, 105, 46), "flagged": (154, 98, 0), "contradicted": (161, 17, 17),
+              "not_found": (161, 17, 17)}
     if r.claims:
         pdf.ln(2)
         para("Claims", 13, "B")

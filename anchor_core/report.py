@@ -20,8 +20,13 @@ from anchor_core.models import utcnow
 Stage = Literal["retrieve", "hop", "gate", "rewrite", "write", "decompose", "anchor", "report"]
 RefusalCode = Literal["no_evidence", "not_answered", "term_missing", "writer_refused", "all_unsupported",
                       "bad_question"]
-Verdict = Literal["supported", "partially_supported", "unsupported"]
-Status = Literal["supported", "flagged", "unsupported"]
+Verdict = Literal["supported", "partially_supported", "contradicted", "not_found"]
+"""The claim check's answer: the sources state it (``supported``), state only part of it
+(``partially_supported``), state the opposite (``contradicted``: a negation, another modality,
+number, date or actor, a dropped condition; ``CheckedClaim.contradiction`` quotes that sentence), or
+say nothing that carries it (``not_found``). Reports saved before said ``unsupported`` for the
+last two; they read back as ``not_found``."""
+Status = Literal["supported", "flagged", "contradicted", "not_found"]
 Mark = Literal["accepted", "rejected", "needs_work"]
 MARKS: dict[str, str] = {"accepted": "accepted", "rejected": "rejected", "needs_work": "needs work"}
 
@@ -135,6 +140,8 @@ class CheckedClaim(BaseModel):
     """Line of the answer the claim starts on (verify)."""
     supported: bool
     verdict: Verdict
+    contradiction: ClaimAnchor | None = None
+    """With ``verdict == "contradicted"``: the source sentence that states otherwise, at exact offsets."""
     flags: list[str] = Field(default_factory=list)
     """Drift flags (``number_mismatch`` ...) and ``wrong_source`` when the marker names a source
     that does not hold the support."""
@@ -142,6 +149,11 @@ class CheckedClaim(BaseModel):
     atoms: list[Atom] = Field(default_factory=list)
     anchor: ClaimAnchor | None = None
     """The claim's anchor: its own, or its best-scoring atom's."""
+
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _legacy_verdict(cls, v: Any) -> Any:  # before three-way verdicts, "not supported" was one value
+        return "not_found" if v == "unsupported" else v
 
     @field_validator("atoms", mode="before")
     @classmethod
@@ -151,8 +163,8 @@ class CheckedClaim(BaseModel):
     @property
     def status(self) -> Status:
         """``flagged`` when supported with drift flags, or only partly supported."""
-        if self.verdict == "unsupported":
-            return "unsupported"
+        if self.verdict in ("contradicted", "not_found"):
+            return self.verdict
         return "flagged" if self.verdict == "partially_supported" or self.flags else "supported"
 
 

@@ -28,7 +28,8 @@ log = logging.getLogger("anchor.app")
 
 STATUS_BADGE = {"supported": ":green-badge[:material/check: supported]",
                 "flagged": ":orange-badge[:material/flag: flagged]",
-                "unsupported": ":red-badge[:material/close: unsupported]"}
+                "contradicted": ":red-badge[:material/block: contradicted]",
+                "not_found": ":red-badge[:material/close: not found]"}
 VERDICT_BADGE = {"accepted": ":green-badge[accepted]", "rejected": ":red-badge[rejected]",
                  "needs_work": ":orange-badge[needs work]"}
 

@@ -117,17 +117,18 @@ def _snippet(text: str, n: int) -> str:
 
 def claim_label(c: CheckedClaim, index: int) -> str:
     icon = {"supported": ":green[:material/check_circle:]", "flagged": ":orange[:material/flag:]",
-            "unsupported": ":red[:material/cancel:]"}[c.status]
+            "contradicted": ":red[:material/block:]", "not_found": ":red[:material/cancel:]"}[c.status]
     return f"{icon} {index}. {_snippet(c.text, 160)}"
 
 
 def metrics(run: Report) -> None:
     claims = run.claims
-    cols = st.columns(4)
+    cols = st.columns(5)
     cols[0].metric("Verified", f"{run.verified_fraction:.0%}")
     cols[1].metric("Supported", sum(c.status == "supported" for c in claims))
     cols[2].metric("Flagged", sum(c.status == "flagged" for c in claims))
-    cols[3].metric("Unsupported", sum(c.status == "unsupported" for c in claims))
+    cols[3].metric("Contradicted", sum(c.status == "contradicted" for c in claims))
+    cols[4].metric("Not found", sum(c.status == "not_found" for c in claims))
 
 
 def show_ask_run(run: Report, store, *, key: str = "ask") -> None:
@@ -204,8 +205,11 @@ def claim_evidence(run: Report, index: int, store=None) -> None:
     if a is None:
         st.error("No sentence in the sources supports this claim.", icon=":material/search_off:")
         return
-    if c.status == "unsupported":
-        st.error("Not supported: the closest sentence is shown, but it does not support the claim "
+    if c.status == "contradicted" and c.contradiction is not None:
+        st.error("Contradicted: the sources state otherwise — “" + md_escape(c.contradiction.quote, inline=True)
+                 + "”", icon=":material/block:")
+    elif c.status == "not_found":
+        st.error("Not found: the closest sentence is shown, but it does not support the claim "
                  f"(score {a.score:.2f} < threshold {a.threshold:.2f}).", icon=":material/search_off:")
     if run.kind == "verify":
         src = run.source(a.source)

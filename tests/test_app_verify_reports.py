@@ -47,9 +47,9 @@ def test_verify_pasted_answer_gives_a_per_claim_report():
     A.no_traceback(at)
     assert not at.error, [e.value for e in at.error]
     run = ReportStore(A.home() / "reports.db").get(at.session_state["verify_run"])
-    assert [c.status for c in run.claims] == ["supported", "unsupported"]
+    assert [c.status for c in run.claims] == ["supported", "not_found"]
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Verified"] == "50%" and metrics["Unsupported"] == "1"
+    assert metrics["Verified"] == "50%" and metrics["Not found"] == "1" and metrics["Contradicted"] == "0"
     html = at.get("html")[0].value
     assert "<mark id=" in html and "automatic recording of events" in html
     c = run.claims[0].anchor
@@ -57,7 +57,7 @@ def test_verify_pasted_answer_gives_a_per_claim_report():
     assert f"**offsets** [{c.start}:{c.end}]" in A.texts(at)
     at.radio[0].set_value(1).run()
     assert "No sentence in the sources supports this claim." in A.texts(at) or \
-        "Not supported: the closest sentence is shown" in A.texts(at)
+        "Not found: the closest sentence is shown" in A.texts(at)
 
 
 def test_verify_with_corpus_units_as_sources():

@@ -44,13 +44,13 @@ def test_verify_answer_report():
     answer = ('<cite id="art99">Member States shall lay down the rules on penalties applicable to infringements'
               '</cite>. <cite id="art4">Deployers must pay staff a bonus of EUR 500</cite>.')
     r = verify_answer(answer, SOURCES, scorer=LEX)
-    assert [c.verdict for c in r.claims] == ["supported", "unsupported"]
+    assert [c.verdict for c in r.claims] == ["supported", "not_found"]
     assert r.verified_fraction == 0.5 and not r.passed
     a = r.claims[0].anchor
     assert SOURCES["art99"][a.start:a.end] == a.quote
     assert "not supported by cited source art4" in " ".join(r.claims[1].reasons)
     md, js, ht = to_markdown(r), json.loads(to_json(r)), to_html(r)
-    assert "50% verified" in md and js["verified_fraction"] == 0.5 and "class='claim unsupported'" in ht
+    assert "50% verified" in md and js["verified_fraction"] == 0.5 and "class='claim not_found'" in ht
     art99 = next(s for s in js["sources"] if s["unit_id"] == "art99")
     assert art99["unit_sha256"] and len(art99["unit_sha256"]) == 64 and art99["text"] == SOURCES["art99"]
 

@@ -69,7 +69,8 @@ with st.expander("Charts: score distribution and verified fraction", expanded=Fa
     runs = [r for r in (R.safe(access.open_run, rs, viewer, s.id) for s in summaries[:200]) if r is not None]
     c1, c2 = st.columns(2)
     scores = go.Figure()
-    for status, color in (("supported", "#17692e"), ("flagged", "#c48a00"), ("unsupported", "#a11")):
+    for status, color in (("supported", "#17692e"), ("flagged", "#c48a00"), ("contradicted", "#a11"),
+                          ("not_found", "#d55")):
         xs = [c.anchor.score for r in runs for c in r.claims if c.status == status and c.anchor]
         if xs:
             scores.add_trace(go.Histogram(x=xs, name=status, marker_color=color, xbins={"size": 0.05},
