@@ -57,6 +57,23 @@ class TraceEvent(BaseModel):
     ms: float = 0.0
 
 
+class Relevance(BaseModel):
+    """Does the answer address the question: does it hold the asked kind of answer (a date, a
+    duration, an amount, a list of bodies, yes/no, ...) about the asked focus? Separate from whether
+    each claim is supported: a verbatim quote of a side provision is supported and irrelevant."""
+
+    addressed: bool
+    kind: str = ""
+    """The kind of answer the question asks for (``duration``, ``amount``, ``yes_no``, ...)."""
+    focus: str = ""
+    """What the question is about, e.g. ``retention period for CCTV footage``."""
+    reason: str = ""
+    """Why not, in the reader's words: ``the sources describe notified bodies but state no fee``."""
+    claims: list[bool] = Field(default_factory=list)
+    """Per claim (same order as ``Report.claims``): does this claim carry the asked kind about the focus."""
+    method: str = ""
+
+
 class GateDecision(BaseModel):
     verdict: Literal["pass", "borderline", "weak", "refuse"]
     score: float
@@ -193,6 +210,8 @@ class Report(BaseModel):
     claims: list[CheckedClaim] = Field(default_factory=list)
     sources: list[Source] = Field(default_factory=list)
     gate: GateDecision | None = None
+    relevance: Relevance | None = None
+    """Whether the answer addresses the question (ask runs; ``None``: not checked, never a pass)."""
     trace: list[TraceEvent] = Field(default_factory=list)
     models: dict[str, str] = Field(default_factory=dict)
     """``embedder``, ``scorer``, ``writer``, ``judge``, ``decomposer``: ids of what ran."""
