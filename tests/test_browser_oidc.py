@@ -1,0 +1,92 @@
+"""OIDC sign-in in a real browser on the real server: Streamlit's own ``st.login`` runs the whole
+authorization-code flow (PKCE, nonce, RS256 ID token checked against the provider's JWKS) against
+the local provider of tests/fake_oidc.py; the viewer's groups come from the token's claim, and the
+Corpora page then shows public and red documents, never blue ones."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from tests import app_support as A
+from tests.conftest import REPO
+from tests.fake_oidc import FakeOIDC
+from tests.test_access import _corpus
+from tests.test_browser import ARGS, CHROMIUM, _free_port, _wait_healthy
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def oidc_server(tmp_path):
+    pytest.importorskip("authlib", reason="Authlib (st.login's dependency) is not installed")
+    A.ingest_parsed(_corpus(), corpus="c")
+    port = _free_port()
+    with FakeOIDC(user={"email": "ana@example.com", "name": "Ana", "roles": {"anchor": ["red"]}}) as idp:
+        secrets_file = tmp_path / "secrets.toml"
+        secrets_file.write_text(
+            "[auth]\n"
+            f'redirect_uri = "http://127.0.0.1:{port}/oauth2callback"\n'
+            f'cookie_secret = "{secrets.token_hex(32)}"\n'
+            f'client_id = "{idp.client_id}"\n'
+            f'client_secret = "{idp.client_secret}"\n'
+            f'server_metadata_url = "{idp.metadata_url}"\n')
+        env = {**os.environ, "ANCHOR_EMBEDDER": "hash", "ANCHOR_AUTH": "oidc",
+               "ANCHOR_AUTH_GROUPS_CLAIM": "roles.anchor", "PYTHONPATH": str(REPO),
+               "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+               "AUTHLIB_INSECURE_TRANSPORT": "1"}  # the test provider speaks plain HTTP on 127.0.0.1
+        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(REPO / "app" / "main.py"),
+                                 "--server.port", str(port), "--server.address", "127.0.0.1",
+                                 "--server.headless", "true", "--secrets.files", str(secrets_file)],
+                                cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                start_new_session=True)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            _wait_healthy(url, proc)
+            yield url, idp
+        finally:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
+def test_st_login_round_trip_gives_the_groups_of_the_id_token(oidc_server, tmp_path):
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (requirements.txt)")
+    url, idp = oidc_server
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
+            page.goto(url + "/corpora", wait_until="domcontentloaded")
+            side = page.locator("section[data-testid='stSidebar']")
+            side.get_by_text("anonymous").wait_for(timeout=60_000)
+            before = page.locator("[data-testid='stMain']").inner_text()
+            side.get_by_role("button", name="Sign in").click()
+            side.get_by_text("ana@example.com").wait_for(timeout=60_000)
+            page.goto(url + "/corpora", wait_until="domcontentloaded")
+            page.get_by_text("Reference network").wait_for(timeout=60_000)
+            page.wait_for_timeout(2000)
+            after_side = side.inner_text()
+            # The tables draw on a canvas; their accessible copy (text_content) holds the cells.
+            after = " ".join(t or "" for t in page.locator("[data-testid='stDataFrame']").all_text_contents())
+            page.screenshot(path=str(tmp_path / "oidc-signed-in.png"), full_page=True)
+        finally:
+            browser.close()
+    assert {"/authorize", "/token", "/jwks"} <= set(idp.requests)  # the real code flow ran
+    assert "red-doc" not in before and "blue-doc" not in before  # anonymous: public documents only
+    assert "groups red" in after_side and "Sign out" in after_side
+    assert "red-doc" in after and "pub-doc" in after and "blue-doc" not in after
+    assert (tmp_path / "oidc-signed-in.png").stat().st_size > 10_000
+    if os.environ.get("ANCHOR_KEEP_SCREENSHOTS"):
+        import shutil
+
+        shutil.copy(tmp_path / "oidc-signed-in.png", os.environ["ANCHOR_KEEP_SCREENSHOTS"])
