@@ -213,10 +213,10 @@ def to_text(r: Report) -> str:
         out.append(f"{a.headline} ({count(r.checked, 'statement')} checked)")
         out.append(f"  quotes: {a.faithfulness.text} · relevance: {a.relevance.text} · support: {a.support.text}")
         for i, c in enumerate(r.claims, 1):
-            s = a.claims[i - 1]
-            if not c.supported or c.flags or s.review or s.verbatim is False or s.addresses is False:
+            cs = a.claims[i - 1]
+            if not c.supported or c.flags or cs.review or cs.verbatim is False or cs.addresses is False:
                 why = "; ".join(c.reasons[:2]) or ", ".join(c.flags)
-                out.append(f"  ! claim {i} {s.label}" + (f": {why}" if why else ""))
+                out.append(f"  ! claim {i} {cs.label}" + (f": {why}" if why else ""))
                 if c.contradiction is not None:
                     out.append(f"    contradicted by {contradiction_line(r, c)}: “{c.contradiction.quote}”")
                 out += [f"    {x}" for x in claim_notes(a, i)]
