@@ -165,7 +165,7 @@ def metrics(run: Report) -> None:
     headline(run)
     a = run.assessment()
     claims = run.claims
-    cols = st.columns(7)
+    cols = st.columns([3, 3, 1, 1, 1.3, 1.1, 1.1])  # the two states are words, the rest counts
     cols[0].metric("Result", a.short)
     cols[1].metric("Relevance", RELEVANCE_METRIC[a.relevance.state])
     cols[2].metric("Supported", sum(c.status == "supported" for c in claims))

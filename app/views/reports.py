@@ -59,10 +59,9 @@ if not summaries:
         c2.page_link("views/verify.py", label="Verify an answer", icon=":material/fact_check:")
     st.stop()
 
-st.dataframe([{"created": s.created_at[:16].replace("T", " "), "kind": s.kind, "title": s.title,
-               "corpus": s.corpus or "—", "claims": s.claims, "result": (a := s.assessment).short,
-               "headline": a.headline, "review": s.review_state, "accepted": s.accepted, "rejected": s.rejected,
-               "needs work": s.needs_work}
+st.dataframe([{"created": s.created_at[:16].replace("T", " "), "kind": s.kind, "result": (a := s.assessment).short,
+               "title": s.title, "corpus": s.corpus or "—", "claims": s.claims, "headline": a.headline,
+               "review": s.review_state, "accepted": s.accepted, "rejected": s.rejected, "needs work": s.needs_work}
               for s in summaries], hide_index=True, width="stretch")
 
 with st.expander("Charts: score distribution and supported share", expanded=False):
