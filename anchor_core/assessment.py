@@ -78,7 +78,8 @@ class RelevanceCheck(BaseModel):
     @property
     def text(self) -> str:
         if self.state == "addressed":
-            what = " ".join(x for x in (self.kind.replace("_", " "), "about " + self.focus if self.focus else "") if x)
+            kind = self.kind.replace("yes_no", "yes/no").replace("_", " ")
+            what = " ".join(x for x in (kind, "about " + self.focus if self.focus else "") if x)
             return "addresses the question" + (f" ({what})" if what else "")
         if self.state == "not_addressed":
             return "does not address the question" + (f" ({self.reason})" if self.reason else "")
