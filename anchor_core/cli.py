@@ -349,11 +349,13 @@ def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
     report = _saved(report, args, settings)
     if output:
         _write(output, render.export(report, args.format))
-        print(f"verified {report.verified_fraction:.0%} of {len(report.claims)} claims -> {output}")
+        print(f"{report.assessment().headline} -> {output}")
     elif args.format == "pdf":
         raise AnchorError("--format pdf needs --output FILE.pdf")
     else:
         print(render.export(report, args.format).decode())
+    if args.require_verified and not report.assessment().verified:
+        return 1
     return 0 if report.claims and report.verified_fraction >= args.fail_under else 1
 
 
@@ -444,9 +446,9 @@ def cmd_reports(args: argparse.Namespace, settings: Settings) -> int:
         if not rows:
             print(f"no saved runs{' match' if rs.count() else ''} in {rs.path}")
         for r in rows:
-            result = "refused" if r.refused else f"{r.verified_fraction:.0%}"
+            a = r.assessment
             print(f"{r.id:<12} {r.created_at[:16].replace('T', ' ')}  {r.kind:<6} {r.corpus or '-':<10} "
-                  f"{result:>7} {r.claims:>3} claims  {r.review_state:<17} {r.title}")
+                  f"{a.short:<13} {r.claims:>3} claims  {r.review_state:<17} {r.title} — {a.headline}")
         return 0
     report = rs.get(args.run)
     if args.action == "show":
@@ -524,7 +526,11 @@ def build_parser() -> argparse.ArgumentParser:
     ver.add_argument("--output", help="write the report here instead of printing it")
     ver.add_argument("--no-save", action="store_true", help="do not save the run in the reports database")
     ver.add_argument("--fail-under", type=float, default=1.0,
-                     help="exit 1 when the verified fraction is below this (default 1.0: every claim)")
+                     help="exit 1 when the verified fraction (the share of claims the automatic check supports; "
+                          "reviewer marks and quote checks aside) is below this (default 1.0: every claim)")
+    ver.add_argument("--require-verified", action="store_true",
+                     help="also exit 1 unless the report's headline is 'verified' (every claim supported without "
+                          "drift flags, every quote verbatim at its offsets)")
     verify_scorers = scorer_names(can_give=["model_dir", "llm"])
     ver.add_argument("--scorer", choices=verify_scorers, default=DEFAULT_SCORER, help=scorer_help(verify_scorers))
     ver.add_argument("--model-dir", help="local model folder for --scorer nli")

@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from anchor_core.assessment import Assessment, ClaimState
 from anchor_core.errors import AnchorError
 from anchor_core.models import utcnow
 from anchor_core.report import MARKS, CheckedClaim, Report, from_legacy
@@ -41,6 +42,8 @@ FORMATS: dict[str, tuple[str, str]] = {
 SUFFIXES = {"." + ext: fmt for fmt, (ext, _) in FORMATS.items()}
 STATUS_MARK = {"supported": "✅ supported", "flagged": "⚠️ flagged", "contradicted": "⛔ contradicted",
                "not_found": "❌ not found"}
+STATE_MARK = {"verified": "✅", "unconfirmed": "⚠️", "not_verified": "❌", "refused": "⛔"}
+REVIEW_MARK = {"rejected": "🚫", "needs_work": "✏️"}
 _MD_OPEN, _MD_CLOSE = "<!-- anchor-report-json", "-->"
 _FONT_CANDIDATES = [Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),
                     Path("/usr/share/fonts/dejavu/DejaVuSans.ttf"),
@@ -52,8 +55,11 @@ class ExportError(AnchorError):
 
 
 def payload(report: Report) -> dict[str, Any]:
+    """The exported record: the report, and beside it the assessment its headline comes from (derived
+    from the report, so reading an export back recomputes it rather than trusting it)."""
     return {"format": FORMAT, "format_version": FORMAT_VERSION,
-            "exported_at": utcnow().isoformat(timespec="seconds"), **report.model_dump(mode="json")}
+            "exported_at": utcnow().isoformat(timespec="seconds"), **report.model_dump(mode="json"),
+            "assessment": report.assessment().model_dump(mode="json")}
 
 
 def to_json(report: Report) -> str:
@@ -109,9 +115,10 @@ def header(r: Report) -> list[tuple[str, str]]:
     if r.kind == "verify":
         rows.append(("sources", ", ".join(f"{s.label} sha256 {s.unit_sha256[:16]}…" for s in r.sources) or "—"))
     n = len(r.claims)
-    supported = sum(c.status in ("supported", "flagged") for c in r.claims)
-    rows.append(("result", f"refused: {r.reason}" if r.refused else
-                 f"{r.verified_fraction:.0%} verified ({supported} of {n} claims anchored)"))
+    a = r.assessment()
+    rows.append(("result", a.headline))
+    if not r.refused:
+        rows += [("quotes", a.faithfulness.text), ("relevance", a.relevance.text), ("support", a.support.text)]
     latest = r.latest_reviews
     if n:
         counts = {v: sum(m.verdict == v for m in latest.values()) for v in MARKS}
@@ -122,6 +129,32 @@ def header(r: Report) -> list[tuple[str, str]]:
 
 def _num(v: Any) -> str:
     return f"{v:.3f}".rstrip("0").rstrip(".") if isinstance(v, float) else str(v)
+
+
+def claim_mark(s: ClaimState) -> str:
+    """A claim's badge: the reviewer's rejection or request for work over the automatic verdict,
+    an acceptance beside it."""
+    return f"{REVIEW_MARK.get(s.review or '', STATUS_MARK[s.status].split()[0])} {s.label}"
+
+
+def claim_notes(a: Assessment, i: int) -> list[str]:
+    """What the quote and relevance checks say of claim ``i`` when it is not a plain pass."""
+    s, out = a.claims[i - 1], []
+    if s.verbatim is False:
+        out.append("quote check: the quote is NOT verbatim at its offsets in the text kept with the run")
+    elif s.verbatim is None and i in a.faithfulness.not_rechecked:
+        out.append("quote check: not re-checked (the text at those offsets is not in the record)")
+    if s.addresses is False:
+        out.append("relevance: this claim does not carry the answer the question asks for")
+    return out
+
+
+def contradiction_line(r: Report, c: CheckedClaim) -> str:
+    k = c.contradiction
+    if k is None:
+        return ""
+    s = r.source(k.source)
+    return f"{s.label if s else k.unit_id}, characters {k.start}–{k.end}"
 
 
 def anchor_line(r: Report, c: CheckedClaim) -> str:
@@ -176,11 +209,17 @@ def to_text(r: Report) -> str:
         out.append(f"Refused: {r.reason}")
     else:
         out.append(r.answer)
-        out.append(f"checked {count(r.checked, 'statement')}, {r.unsupported} not supported")
+        a = r.assessment()
+        out.append(f"{a.headline} ({count(r.checked, 'statement')} checked)")
+        out.append(f"  quotes: {a.faithfulness.text} · relevance: {a.relevance.text} · support: {a.support.text}")
         for i, c in enumerate(r.claims, 1):
-            if not c.supported or c.flags:
+            cs = a.claims[i - 1]
+            if not c.supported or c.flags or cs.review or cs.verbatim is False or cs.addresses is False:
                 why = "; ".join(c.reasons[:2]) or ", ".join(c.flags)
-                out.append(f"  ! claim {i} {c.verdict}: {why}")
+                out.append(f"  ! claim {i} {cs.label}" + (f": {why}" if why else ""))
+                if c.contradiction is not None:
+                    out.append(f"    contradicted by {contradiction_line(r, c)}: “{c.contradiction.quote}”")
+                out += [f"    {x}" for x in claim_notes(a, i)]
     if r.sources:
         out.append("sources")
         for s in r.sources:
@@ -204,21 +243,28 @@ def to_markdown(r: Report, *, record: bool = True) -> str:
     """The report as Markdown, every text from the run escaped; ``record=False`` leaves out the embedded
     record (for reading in a terminal)."""
     m = md_escape
-    out = [f"# {m(r.title, inline=True)}", ""]
+    out = [f"# {m(r.title, inline=True)}", "", f"**{STATE_MARK[r.assessment().state]} "
+           f"{m(r.assessment().headline, inline=True)}**", ""]
     out += [f"- **{k}**: {m(v, inline=True)}" for k, v in header(r)]
     out.append("")
     if r.refused:
         out += ["## Refused", "", f"{m(r.reason)} ({md_code(str(r.reason_code))})", ""]
     else:
         out += ["## Answer", "", m(r.answer.strip()), ""]
+    a = r.assessment()
     if r.claims:
         out += ["## Claims", ""]
         for i, c in enumerate(r.claims, 1):
-            out.append(f"{i}. {STATUS_MARK[c.status]} — {m(c.text, inline=True)}{m(_cites(r, c))}")
+            out.append(f"{i}. {m(claim_mark(a.claims[i - 1]), inline=True)} — {m(c.text, inline=True)}"
+                       f"{m(_cites(r, c))}")
             out.append(f"   - anchor: {m(anchor_line(r, c), inline=True)}")
             if c.anchor is not None:
                 out.append(f"   - quote: “{m(c.anchor.quote, inline=True)}”")
                 out.append(f"   - document sha256: {md_code(c.anchor.unit_sha256 or 'unknown')}")
+            if c.contradiction is not None:
+                out.append(f"   - contradicted by: {m(contradiction_line(r, c), inline=True)}: "
+                           f"“{m(c.contradiction.quote, inline=True)}”")
+            out += [f"   - {m(x, inline=True)}" for x in claim_notes(a, i)]
             path = r.path(c)
             if path and ("←" in path or "→" in path):
                 out.append(f"   - reference path: {m(path, inline=True)}")
@@ -256,12 +302,17 @@ _CSS = ("body{font-family:system-ui,sans-serif;margin:2em auto;max-width:62em;co
         ".not_found .st{color:#a11}"
         "blockquote{margin:.4em 0;padding:.3em .7em;border-left:4px solid #f2c744;background:#fffbe8}"
         "small,.meta{color:#555}.review{background:#f3f5fa;padding:.3em .6em;border-radius:4px;margin:.2em 0}"
-        ".refused{border:2px solid #a11;padding:.6em 1em;border-radius:6px}")
+        ".refused{border:2px solid #a11;padding:.6em 1em;border-radius:6px}"
+        ".rejected .st,.needs_work .st{color:#a11;font-weight:600}"
+        ".contradiction{border-left-color:#a11;background:#fdeeee}"
+        ".headline{font-size:1.15em;font-weight:600;padding:.5em .8em;border-radius:6px;background:#fdeeee;color:#a11}"
+        ".headline.verified{background:#e9f6ec;color:#17692e}.headline.unconfirmed{background:#fff6e0;color:#9a6200}")
 
 
 def to_html(r: Report) -> str:
     e = html.escape
-    parts = [f"<h1>{e(r.title)}</h1><dl>"]
+    a = r.assessment()
+    parts = [f"<h1>{e(r.title)}</h1><p class='headline {a.state}'>{e(STATE_MARK[a.state])} {e(a.headline)}</p><dl>"]
     parts += [f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in header(r)]
     parts.append("</dl>")
     if r.refused:
@@ -272,16 +323,20 @@ def to_html(r: Report) -> str:
     if r.claims:
         parts.append("<h2>Claims</h2>")
     for i, c in enumerate(r.claims, 1):
-        a, path = c.anchor, r.path(c)
-        quote = (f"<blockquote>{e(a.quote)}</blockquote><small>{e(anchor_line(r, c))}<br>document sha256 "
-                 f"<code>{e(a.unit_sha256 or 'unknown')}</code>{'<br>reference path ' + e(path) if path else ''}"
-                 "</small>") if a is not None else "<p><em>no supporting sentence found</em></p>"
-        reasons = "".join(f"<li>{e(x)}</li>" for x in c.reasons + _atom_lines(r, c))
+        q, path, st = c.anchor, r.path(c), a.claims[i - 1]
+        quote = (f"<blockquote>{e(q.quote)}</blockquote><small>{e(anchor_line(r, c))}<br>document sha256 "
+                 f"<code>{e(q.unit_sha256 or 'unknown')}</code>{'<br>reference path ' + e(path) if path else ''}"
+                 "</small>") if q is not None else "<p><em>no supporting sentence found</em></p>"
+        if c.contradiction is not None:
+            quote += (f"<p>contradicted by {e(contradiction_line(r, c))}:</p>"
+                      f"<blockquote class='contradiction'>{e(c.contradiction.quote)}</blockquote>")
+        reasons = "".join(f"<li>{e(x)}</li>" for x in claim_notes(a, i) + c.reasons + _atom_lines(r, c))
         flags = f"<p>flags: {e(', '.join(c.flags))}</p>" if c.flags else ""
         hist = "".join(f"<div class='review'>{e(h)}</div>" for h in history(r, i)) or \
             "<div class='review'>not reviewed</div>"
-        parts.append(f"<div class='claim {c.status}'><p><strong>{i}.</strong> {e(c.text)}{e(_cites(r, c))} "
-                     f"<span class='st'>{e(STATUS_MARK[c.status])}</span></p>{quote}{flags}<ul>{reasons}</ul>"
+        parts.append(f"<div class='claim {c.status}{' ' + st.review if st.review else ''}'><p><strong>{i}.</strong> "
+                     f"{e(c.text)}{e(_cites(r, c))} <span class='st'>{e(claim_mark(st))}</span></p>{quote}{flags}"
+                     f"<ul>{reasons}</ul>"
                      f"{hist}</div>")
     if r.sources:
         parts.append(f"<h2>{'Retrieved sources' if r.kind == 'ask' else 'Sources'}</h2><ol>")
@@ -345,7 +400,10 @@ def to_pdf(r: Report, *, font: Path | None | str = "auto") -> bytes:
         pdf.multi_cell(0, size * 0.5, t(text), new_x="LMARGIN", new_y="NEXT")
 
     pdf.add_page()
+    a = r.assessment()
     para(r.title, 16, "B")
+    pdf.ln(1)
+    para(a.headline, 11.5, "B", {"verified": (23, 105, 46), "unconfirmed": (154, 98, 0)}.get(a.state, (161, 17, 17)))
     pdf.ln(2)
     for k, v in header(r):
         para(f"{k}: {v}", 9, color=(80, 80, 80))
@@ -363,11 +421,18 @@ def to_pdf(r: Report, *, font: Path | None | str = "auto") -> bytes:
         para("Claims", 13, "B")
     for i, c in enumerate(r.claims, 1):
         pdf.ln(1.5)
-        para(f"{i}. [{c.status}] {c.text}{_cites(r, c)}", 10, "B", colors[c.status])
+        st = a.claims[i - 1]
+        para(f"{i}. [{st.label}] {c.text}{_cites(r, c)}", 10, "B",
+             colors["contradicted"] if st.review in ("rejected", "needs_work") else colors[c.status])
         para(f"anchor: {anchor_line(r, c)}", 9, color=(80, 80, 80))
         if c.anchor is not None:
             para(f"quote: \u201c{c.anchor.quote}\u201d", 9.5)
             para(f"document sha256: {c.anchor.unit_sha256 or 'unknown'}", 8, color=(100, 100, 100))
+        if c.contradiction is not None:
+            para(f"contradicted by {contradiction_line(r, c)}: \u201c{c.contradiction.quote}\u201d", 9.5,
+                 color=colors["contradicted"])
+        for x in claim_notes(a, i):
+            para(x, 9, color=colors["contradicted"])
         if path := r.path(c):
             para(f"reference path: {path}", 8.5, color=(80, 80, 80))
         if c.flags:
@@ -419,7 +484,7 @@ def from_record(data: Any, what: str = "the record") -> Report:
                               "upgrade Anchor to read it")
         if version >= 2:
             return Report.model_validate({k: v for k, v in data.items() if k not in ("format", "format_version",
-                                                                                      "exported_at")})
+                                                                                      "exported_at", "assessment")})
         run = data.get("run")
         if not isinstance(run, dict) or run.get("kind") not in ("ask", "verify") or not isinstance(
                 run.get(run["kind"]), dict):

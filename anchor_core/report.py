@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field, computed_field, field_validator
 
 from anchor_core.models import utcnow
+
+if TYPE_CHECKING:
+    from anchor_core.assessment import Assessment
 
 Stage = Literal["retrieve", "hop", "gate", "rewrite", "write", "decompose", "anchor", "report"]
 RefusalCode = Literal["no_evidence", "not_answered", "term_missing", "writer_refused", "all_unsupported",
@@ -236,12 +239,15 @@ class Report(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def verified_fraction(self) -> float:
+        """The share of claims the automatic support check supports; not the run's headline
+        (:meth:`assessment`), and unchanged by reviewer marks. ``verify --fail-under`` compares it."""
         return round(sum(c.supported for c in self.claims) / len(self.claims), 4) if self.claims else 0.0
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def passed(self) -> bool:
-        """Answered, with claims, every one supported."""
+        """Answered, with claims, every one supported (the automatic support check alone; the headline is
+        :meth:`assessment`, which also weighs quotes, relevance and reviewer marks)."""
         return not self.refused and bool(self.claims) and all(c.supported for c in self.claims)
 
     @property
@@ -254,6 +260,13 @@ class Report(BaseModel):
     @property
     def latest_reviews(self) -> dict[int, Review]:
         return {r.claim: r for r in self.reviews}
+
+    def assessment(self) -> Assessment:
+        """The honest state of the run: faithfulness, relevance and support checked separately, the
+        reviewers' latest marks on top (:mod:`anchor_core.assessment`). What every summary headlines."""
+        from anchor_core.assessment import assess, checks
+
+        return assess(checks(self), self.latest_reviews)
 
     def source(self, n: int) -> Source | None:
         return next((s for s in self.sources if s.n == n), None)

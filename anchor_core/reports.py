@@ -30,6 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from anchor_core.assessment import Assessment, Checks, assess, checks
 from anchor_core.errors import AnchorError
 from anchor_core.report import MARKS as VERDICTS
 from anchor_core.report import Report, Review, from_legacy
@@ -57,6 +58,15 @@ class RunSummary(BaseModel):
     accepted: int = 0
     rejected: int = 0
     needs_work: int = 0
+    checks: Checks
+    """The run's automatic checks (quotes, relevance, support), saved with it."""
+    marks: list[Review] = []
+    """The latest reviewer mark of each reviewed claim."""
+
+    @property
+    def assessment(self) -> Assessment:
+        """The run's honest state, as its report headlines it (:meth:`Report.assessment`)."""
+        return assess(self.checks, {m.claim: m for m in self.marks})
 
     @property
     def reviewed(self) -> int:
@@ -84,7 +94,10 @@ CREATE TABLE IF NOT EXISTS reviews (
     verdict TEXT NOT NULL, comment TEXT NOT NULL, reviewer TEXT NOT NULL, at TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS reviews_by_run ON reviews (run_id);
 CREATE TABLE IF NOT EXISTS run_access (run_id TEXT PRIMARY KEY, groups TEXT, owner TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS run_checks (run_id TEXT PRIMARY KEY, checks TEXT NOT NULL);
 """
+# run_checks: the automatic assessment checks of a run (anchor_core.assessment.Checks) as JSON, so the list
+# shows each run's honest state without reading every payload; for runs saved before it, filled on first list.
 # run_access: the access context of a run (anchor_core.access decides who may open it): the groups
 # it ran with as a JSON list, or null when it ran unrestricted; no row for runs saved before it.
 
@@ -128,6 +141,7 @@ class ReportStore:
             self._db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                              (run.id, run.kind, run.title, run.corpus, run.created_at, int(run.refused),
                               len(run.claims), run.verified_fraction, payload))
+            self._db.execute("INSERT OR REPLACE INTO run_checks VALUES (?, ?)", (run.id, checks(run).model_dump_json()))
 
     def import_run(self, run: Report) -> Report:
         """Store a run read back from an export, with its reviews. Keeps its id unless that id is taken
@@ -171,6 +185,7 @@ class ReportStore:
         with self._lock:
             self._db.execute("DELETE FROM reviews WHERE run_id = ?", (run_id,))
             self._db.execute("DELETE FROM run_access WHERE run_id = ?", (run_id,))
+            self._db.execute("DELETE FROM run_checks WHERE run_id = ?", (run_id,))
             self._db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
 
     # -- reading --------------------------------------------------------------------------
@@ -209,24 +224,37 @@ class ReportStore:
         if since is not None:
             where.append("created_at >= ?")
             params.append(since.isoformat())
-        sql = ("SELECT id, kind, title, corpus, created_at, refused, claims, verified_fraction FROM runs "
-               f"WHERE {' AND '.join(where)} ORDER BY created_at DESC LIMIT ?")
+        sql = ("SELECT id, kind, title, corpus, created_at, refused, claims, verified_fraction, c.checks FROM runs "
+               f"LEFT JOIN run_checks c ON c.run_id = runs.id WHERE {' AND '.join(where)} ORDER BY created_at DESC "
+               "LIMIT ?")
         with self._lock:
             rows = self._db.execute(sql, [*params, limit]).fetchall()
             ids = [r[0] for r in rows]
             counts: dict[str, dict[str, int]] = {i: {} for i in ids}
+            marks: dict[str, builtins.list[Review]] = {i: [] for i in ids}
             if ids:
                 latest = self._db.execute(
-                    "SELECT run_id, verdict FROM reviews r WHERE seq = (SELECT max(seq) FROM reviews r2 "
-                    f"WHERE r2.run_id = r.run_id AND r2.claim = r.claim) AND run_id IN ({','.join('?' * len(ids))})",
-                    ids).fetchall()
-                for rid, verdict in latest:
+                    "SELECT run_id, claim, verdict, comment, reviewer, at FROM reviews r WHERE seq = (SELECT max(seq) "
+                    "FROM reviews r2 WHERE r2.run_id = r.run_id AND r2.claim = r.claim) AND run_id IN "
+                    f"({','.join('?' * len(ids))}) ORDER BY claim", ids).fetchall()
+                for rid, claim, verdict, comment, reviewer, at in latest:
                     counts[rid][verdict] = counts[rid].get(verdict, 0) + 1
+                    marks[rid].append(Review(claim=claim, verdict=verdict, comment=comment, reviewer=reviewer, at=at))
         out = [RunSummary(id=r[0], kind=r[1], title=r[2], corpus=r[3], created_at=r[4], refused=bool(r[5]),
-                          claims=r[6], verified_fraction=r[7], **counts[r[0]]) for r in rows]
+                          claims=r[6], verified_fraction=r[7], checks=self._checks(r[0], r[8]), marks=marks[r[0]],
+                          **counts[r[0]]) for r in rows]
         if review_state:
             out = [s for s in out if s.review_state == review_state]
         return out
+
+    def _checks(self, run_id: str, saved: str | None) -> Checks:
+        """The saved checks of a run; computed from its payload (and kept) for runs saved before them."""
+        if saved:
+            return Checks.model_validate_json(saved)
+        found = checks(self.get(run_id))
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO run_checks VALUES (?, ?)", (run_id, found.model_dump_json()))
+        return found
 
     def corpora(self) -> builtins.list[str]:  # builtins: the method list() shadows the type here
         with self._lock:

@@ -14,7 +14,7 @@ import resources as R
 import streamlit as st
 
 from anchor_core import access, workspace
-from anchor_core.report import CheckedClaim, Report
+from anchor_core.report import Report
 from anchor_core.safe import md_code, md_escape
 from anchor_core.text import count
 
@@ -76,8 +76,8 @@ def run_ask(question: str, *, store, corpus: str, settings) -> str | None:
         run_id = access.save_run(R.reports(), R.viewer(), report).id
         took = time.perf_counter() - t0
         label = (f"Refused after {took:.1f} s: {md_escape(report.reason, inline=True)}" if report.refused else
-                 f"Answered in {took:.1f} s — {count(report.checked, 'claim')} checked, "
-                 f"{report.unsupported} not supported")
+                 f"Answered in {took:.1f} s — {count(report.checked, 'claim')} checked: "
+                 f"{md_escape(report.assessment().headline, inline=True)}")
         status.update(label=label, state="error" if report.refused else "complete", expanded=False)
     if run_id is None:
         status.update(label="Stopped: see the message below", state="error", expanded=False)
@@ -115,20 +115,64 @@ def _snippet(text: str, n: int) -> str:
     return md_escape(t if len(t) <= n else t[: n - 1] + "…")
 
 
-def claim_label(c: CheckedClaim, index: int) -> str:
-    icon = {"supported": ":green[:material/check_circle:]", "flagged": ":orange[:material/flag:]",
-            "contradicted": ":red[:material/block:]", "not_found": ":red[:material/cancel:]"}[c.status]
-    return f"{icon} {index}. {_snippet(c.text, 160)}"
+STATUS_ICON = {"supported": ":green[:material/check_circle:]", "flagged": ":orange[:material/flag:]",
+               "contradicted": ":red[:material/block:]", "not_found": ":red[:material/cancel:]"}
+REVIEW_ICON = {"rejected": ":red[:material/thumb_down:]", "needs_work": ":orange[:material/edit_note:]"}
+HEADLINE_STYLE = {"verified": ("green", ":material/verified:"), "unconfirmed": ("orange", ":material/help:"),
+                  "not_verified": ("red", ":material/gpp_bad:"), "refused": ("red", ":material/block:")}
+RELEVANCE_METRIC = {"addressed": "addressed", "not_addressed": "not addressed", "not_checked": "not checked",
+                    "no_question": "no question"}
+
+
+def claim_label(run: Report, index: int) -> str:
+    """Claim ``index`` (1-based) for a picker: its badge (a reviewer's rejection or request for work over
+    the automatic verdict, an acceptance beside it) and its text."""
+    c, s = run.claims[index - 1], run.assessment().claims[index - 1]
+    icon = REVIEW_ICON.get(s.review or "", STATUS_ICON[c.status])
+    mark = f" · {md_escape(s.label, inline=True)}" if s.review else ""
+    return f"{icon} {index}. {_snippet(c.text, 160)}{mark}"
+
+
+def claim_badge(run: Report, index: int) -> str:
+    """The claim's badges: the reviewer's mark overrides the automatic verdict, which stays beside it."""
+    c, s = run.claims[index - 1], run.assessment().claims[index - 1]
+    who = md_escape(s.reviewer, inline=True)
+    if s.review == "rejected":
+        return f":red-badge[:material/thumb_down: rejected by {who}] automatic: {R.STATUS_BADGE[c.status]}"
+    if s.review == "needs_work":
+        return f":orange-badge[:material/edit_note: needs work ({who})] automatic: {R.STATUS_BADGE[c.status]}"
+    if s.review == "accepted":
+        return f"{R.STATUS_BADGE[c.status]} :green-badge[:material/thumb_up: accepted by {who}]"
+    return R.STATUS_BADGE[c.status]
+
+
+def headline(run: Report) -> None:
+    """The run's honest state in one line, coloured by it, with the three checks beneath."""
+    a = run.assessment()
+    # Markdown in a box, not st.error: an alert is how the pages say that an action failed.
+    color, icon = HEADLINE_STYLE[a.state]
+    box = st.container(border=True)
+    box.markdown(f"#### :{color}[{icon} {md_escape(a.headline, inline=True)}]")
+    if not run.refused:
+        box.caption(f"Quotes: {md_escape(a.faithfulness.text, inline=True)} · Relevance: "
+                   f"{md_escape(a.relevance.text, inline=True)} · Support: {md_escape(a.support.text, inline=True)}"
+                   + (f" · Reviewers: {a.accepted} accepted, {a.rejected} rejected, {a.needs_work} needs work"
+                      if a.accepted or a.rejected or a.needs_work else ""))
 
 
 def metrics(run: Report) -> None:
+    """The headline, then the counts: the run's state first, never a bare 'verified' percentage."""
+    headline(run)
+    a = run.assessment()
     claims = run.claims
-    cols = st.columns(5)
-    cols[0].metric("Verified", f"{run.verified_fraction:.0%}")
-    cols[1].metric("Supported", sum(c.status == "supported" for c in claims))
-    cols[2].metric("Flagged", sum(c.status == "flagged" for c in claims))
-    cols[3].metric("Contradicted", sum(c.status == "contradicted" for c in claims))
-    cols[4].metric("Not found", sum(c.status == "not_found" for c in claims))
+    cols = st.columns([3, 3, 1, 1, 1.3, 1.1, 1.1])  # the two states are words, the rest counts
+    cols[0].metric("Result", a.short)
+    cols[1].metric("Relevance", RELEVANCE_METRIC[a.relevance.state])
+    cols[2].metric("Supported", sum(c.status == "supported" for c in claims))
+    cols[3].metric("Flagged", sum(c.status == "flagged" for c in claims))
+    cols[4].metric("Contradicted", sum(c.status == "contradicted" for c in claims))
+    cols[5].metric("Not found", sum(c.status == "not_found" for c in claims))
+    cols[6].metric("Rejected", a.rejected, help="claims whose latest reviewer mark is rejected")
 
 
 def show_ask_run(run: Report, store, *, key: str = "ask") -> None:
@@ -139,6 +183,7 @@ def show_ask_run(run: Report, store, *, key: str = "ask") -> None:
     for note in rep.notes:
         st.info(md_escape(note), icon=":material/info:")
     if rep.refused:
+        headline(rep)
         refusal_card(rep)
     else:
         metrics(run)
@@ -150,7 +195,7 @@ def show_ask_run(run: Report, store, *, key: str = "ask") -> None:
             claims = run.claims
             if claims:
                 pick = st.radio("Claims — select one to see its evidence", range(len(claims)),
-                                format_func=lambda i: claim_label(claims[i], i + 1), key=f"{key}_claim_{run.id}")
+                                format_func=lambda i: claim_label(run, i + 1), key=f"{key}_claim_{run.id}")
             else:
                 pick = None
         with right:
@@ -195,8 +240,15 @@ def claim_evidence(run: Report, index: int, store=None) -> None:
     """Claim ``index`` (1-based): its verdict, its quote highlighted inside the surrounding source text,
     and the facts. Ask runs read the unit from the store; verify runs the source saved with the run."""
     c = run.claims[index - 1]
-    st.markdown(f"**Claim {index}** {R.STATUS_BADGE[c.status]}")
+    cs = run.assessment().claims[index - 1]
+    st.markdown(f"**Claim {index}** {claim_badge(run, index)}")
     st.markdown(f"> {md_escape(c.text, inline=True)}")
+    if cs.review in ("rejected", "needs_work") and cs.comment:
+        st.caption(f"Reviewer {md_escape(cs.reviewer, inline=True)}: {md_escape(cs.comment, inline=True)}")
+    if cs.verbatim is False:
+        st.error("The quote is not verbatim at its offsets in the text kept with the run.", icon=":material/rule:")
+    if cs.addresses is False:
+        st.warning("This claim does not carry the answer the question asks for.", icon=":material/help:")
     for r in c.reasons:
         st.caption(md_escape(r))
     if c.flags:

@@ -49,7 +49,9 @@ def test_verify_pasted_answer_gives_a_per_claim_report():
     run = ReportStore(A.home() / "reports.db").get(at.session_state["verify_run"])
     assert [c.status for c in run.claims] == ["supported", "not_found"]
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Verified"] == "50%" and metrics["Not found"] == "1" and metrics["Contradicted"] == "0"
+    assert metrics["Result"] == "not verified" and metrics["Relevance"] == "no question"
+    assert metrics["Not found"] == "1" and metrics["Contradicted"] == "0" and metrics["Supported"] == "1"
+    assert ":red[:material/gpp_bad: not verified: 1 of 2 claims supported, 1 not found]" in A.texts(at)
     html = at.get("html")[0].value
     assert "<mark id=" in html and "automatic recording of events" in html
     c = run.claims[0].anchor

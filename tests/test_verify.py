@@ -50,7 +50,8 @@ def test_verify_answer_report():
     assert SOURCES["art99"][a.start:a.end] == a.quote
     assert "not supported by cited source art4" in " ".join(r.claims[1].reasons)
     md, js, ht = to_markdown(r), json.loads(to_json(r)), to_html(r)
-    assert "50% verified" in md and js["verified_fraction"] == 0.5 and "class='claim not_found'" in ht
+    assert "not verified: 1 of 2 claims supported, 1 not found" in md and js["verified_fraction"] == 0.5
+    assert js["assessment"]["state"] == "not_verified" and "class='claim not_found'" in ht
     art99 = next(s for s in js["sources"] if s["unit_id"] == "art99")
     assert art99["unit_sha256"] and len(art99["unit_sha256"]) == 64 and art99["text"] == SOURCES["art99"]
 

@@ -59,13 +59,12 @@ if not summaries:
         c2.page_link("views/verify.py", label="Verify an answer", icon=":material/fact_check:")
     st.stop()
 
-st.dataframe([{"created": s.created_at[:16].replace("T", " "), "kind": s.kind, "title": s.title,
-               "corpus": s.corpus or "—", "claims": s.claims,
-               "verified": "refused" if s.refused else f"{s.verified_fraction:.0%}",
+st.dataframe([{"created": s.created_at[:16].replace("T", " "), "kind": s.kind, "result": (a := s.assessment).short,
+               "title": s.title, "corpus": s.corpus or "—", "claims": s.claims, "headline": a.headline,
                "review": s.review_state, "accepted": s.accepted, "rejected": s.rejected, "needs work": s.needs_work}
               for s in summaries], hide_index=True, width="stretch")
 
-with st.expander("Charts: score distribution and verified fraction", expanded=False):
+with st.expander("Charts: score distribution and supported share", expanded=False):
     runs = [r for r in (R.safe(access.open_run, rs, viewer, s.id) for s in summaries[:200]) if r is not None]
     c1, c2 = st.columns(2)
     scores = go.Figure()
@@ -89,7 +88,8 @@ with st.expander("Charts: score distribution and verified fraction", expanded=Fa
                                       mode="markers", name=k_, marker={"color": color, "size": 9},
                                       text=[html_escape(r.title) for r in pts],  # Plotly reads <a>, <br>…
                                       hovertemplate="%{text}<br>%{y:.0%}"))
-    frac.update_layout(title="Verified fraction per run", yaxis={"tickformat": ".0%", "range": [-0.05, 1.05]},
+    frac.update_layout(title="Share of claims supported per run (automatic check, before review)",
+                       yaxis={"tickformat": ".0%", "range": [-0.05, 1.05]},
                        height=340, margin={"t": 50, "b": 40})
     c2.plotly_chart(frac, width="stretch", key="rep_fraction")
 
@@ -123,7 +123,7 @@ else:
         with c1:
             options: list[int] = list(range(len(shown)))
             pick = st.radio("Claims — select one to see its evidence", options,
-                            format_func=lambda i: W.claim_label(shown[i], i + 1), key=f"review_vclaim_{run.id}")
+                            format_func=lambda i: W.claim_label(run, i + 1), key=f"review_vclaim_{run.id}")
         with c2:
             W.claim_evidence(run, (pick or 0) + 1)
 
@@ -131,7 +131,8 @@ claims = run.claims
 if claims:
     st.subheader("Review")
     latest = run.latest_reviews
-    st.dataframe([{"claim": i, "status": c.status, "text": c.text,
+    states = run.assessment().claims
+    st.dataframe([{"claim": i, "status": states[i - 1].label, "text": c.text,
                    "verdict": VERDICTS[latest[i].verdict] if i in latest else "not reviewed",
                    "by": latest[i].reviewer if i in latest else "",
                    "at": latest[i].at.replace("T", " ") if i in latest else "",
