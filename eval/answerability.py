@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import pickle
+import sys
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -178,6 +179,14 @@ def per_kind(rows: list[dict], ref: list[bool], key: str) -> dict[str, dict[str,
                 "unanswerable answered": f"{sum(v['miss'])}/{len(v['miss'])}"} for k, v in sorted(out.items())}
 
 
+def _e2e(rows: list[dict], key: str) -> list[str]:
+    if not rows or rows[0].get(key) is None:
+        return ["–", "–"]
+    o = rates(rows, [bool(r[key]) for r in rows])
+    return [f"{o['refused_unanswerable']} ({o['correct_refusals']})",
+            f"{o['refused_answerable']} ({o['false_refusals']})"]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--collect", action="store_true")
@@ -187,7 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-false", type=float, default=0.08)
     ap.add_argument("--write", action="store_true", help=f"write the model fitted on all five corpora to {OUT}")
     ap.add_argument("--out", default=str(HERE / "results" / "answerability.md"))
-    ap.add_argument("--tag", default="")
+    ap.add_argument("--tag", default="", help="suffix of the cache files (--tag=-new)")
+    ap.add_argument("--compare", default="",
+                    help="also show the end-to-end ask outcomes recorded in the caches of this tag (e.g. -new)")
     args = ap.parse_args(argv)
     ws = Path(args.workspace)
     names = [s for s in args.sets.split(",") if s]
@@ -218,12 +229,28 @@ def main(argv: list[str] | None = None) -> int:
         rows += got
         print(f"{name}: {len(qs)} questions in {time.perf_counter() - t:.0f}s", flush=True)
     featurise(rows)
+    if args.compare:
+        other = {}
+        for name in names:
+            f = ws / f"answerability-{name}{args.compare}.pkl"
+            if f.exists():
+                other.update({r["id"]: r.get("ask_refused") for r in pickle.loads(f.read_bytes())})
+        for r in rows:
+            r["ask2_refused"] = other.get(r["id"])
     main_rows = [r for r in rows if r["set"] in SETS]
-    lines = [f"# Answerability, leave-one-corpus-out\n\n`python -m eval.answerability {' '.join(argv or [])}`"
+    shown = " ".join(sys.argv[1:] if argv is None else argv)
+    lines = [f"# Answerability, leave-one-corpus-out\n\n`python -m eval.answerability {shown}`"
              f" (offline, MiniLM, k=5, one hop; features {', '.join(FEATURES)}; false-refusal ceiling per inner fold "
              f"{args.max_false})\n",
-             "| held-out corpus | threshold | unanswerable refused | answerable falsely refused | old ask: refused "
-             "unanswerable | old ask: falsely refused |", "|---|---|---|---|---|---|"]
+             "Columns 2-4: the answerability model, fitted on the other four corpora, threshold by inner "
+             "leave-one-corpus-out. `ask` columns: the whole offline `anchor ask` pipeline (rewrite, writer, "
+             "verification included) as recorded by `--collect --ask` in the cache of that tag; the run that "
+             "recorded them decides which code it was (see eval/results/answerability.md's note). The "
+             "shipped model is fitted on all five corpora, so end-to-end figures of the new pipeline are in-sample.\n",
+             f"| held-out corpus | threshold | unanswerable refused | answerable falsely refused | "
+             f"ask{args.tag}: refused unanswerable | ask{args.tag}: falsely refused | "
+             f"ask{args.compare}: refused unanswerable | "
+             f"ask{args.compare}: falsely refused |", "|---|---|---|---|---|---|---|---|"]
     all_ref: list[bool] = []
     all_rows: list[dict] = []
     report = {}
@@ -242,12 +269,20 @@ def main(argv: list[str] | None = None) -> int:
                    f"{o['refused_answerable']} ({o['false_refusals']})")
         else:
             old = "– | –"
+        if args.compare and test[0].get("ask2_refused") is not None:
+            o = rates(test, [bool(r["ask2_refused"]) for r in test])
+            old += (f" | {o['refused_unanswerable']} ({o['correct_refusals']}) | "
+                    f"{o['refused_answerable']} ({o['false_refusals']})")
+        else:
+            old += " | – | –"
         report[s] = {"threshold": t, **rt}
         lines.append(f"| {s} | {t:.2f} | {rt['refused_unanswerable']} ({rt['correct_refusals']}) | "
                      f"{rt['refused_answerable']} ({rt['false_refusals']}) | {old} |")
     tot = rates(all_rows, all_ref)
     lines.append(f"| **all (LOCO)** | | {tot['refused_unanswerable']} ({tot['correct_refusals']}) | "
-                 f"{tot['refused_answerable']} ({tot['false_refusals']}) | |")
+                 f"{tot['refused_answerable']} ({tot['false_refusals']}) |"
+                 + "".join(f" {x} |" for x in _e2e(all_rows, "ask_refused")
+                           + _e2e(all_rows, "ask2_refused")))
     for key, title in (("kind", "predicted kind"), ("label_kind", "labelled kind")):
         lines += [f"\n## Errors per {title} (LOCO, five corpora)\n", "| kind | answerable falsely refused | "
                   "unanswerable answered |", "|---|---|---|"]
@@ -263,7 +298,10 @@ def main(argv: list[str] | None = None) -> int:
                   f"threshold {t_full:.2f}: unanswerable refused {rc['refused_unanswerable']} "
                   f"({rc['correct_refusals']}),"
                   f" answerable falsely refused {rc['refused_answerable']} ({rc['false_refusals']})"
-                  + (f"; old ask: {old['refused_unanswerable']} / {old['refused_answerable']}" if old else "")]
+                  + (f"; ask{args.tag} end to end: refused {old['refused_unanswerable']} unanswerable, "
+                     f"{old['refused_answerable']} answerable" if old else "")
+                  + "".join(f"; ask{args.compare} end to end: refused {x} unanswerable, {y} answerable"
+                            for x, y in [_e2e(clap, "ask2_refused")] if x != "–")]
         report["clapnq"] = rc
     spec = {"note": "fitted by python -m eval.answerability --write on the five corpora of eval/questions "
                     "(answerable = 1); the threshold by leave-one-corpus-out inside them. An evidence score, "
