@@ -261,6 +261,11 @@ def decide(sig: GateSignals, *, hits: list[Hit], model: dict | None = None,
         if score >= spec["threshold"]:
             return GateDecision(verdict="pass", score=score, signals=data, thresholds=t,
                                 reason=f"a retrieved passage answers the question ({score:.2f})")
+        t["borderline"] = spec["threshold"] - spec.get("llm_band", 0.1)
+        if score >= t["borderline"]:
+            # only an LLM judge can overturn this; offline it is refused like weak evidence (pipeline)
+            return GateDecision(verdict="borderline", score=score, code="not_answered", signals=data, thresholds=t,
+                                reason=f"{answerable_mod.reason(answerability)} ({score:.2f})")
         # a word the corpus never uses is not a reason: dense retrieval may still have found the provision
         return GateDecision(verdict="weak", score=score, code="not_answered", signals=data, thresholds=t,
                             reason=f"{answerable_mod.reason(answerability)} ({score:.2f})")

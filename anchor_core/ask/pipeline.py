@@ -216,7 +216,9 @@ def _gate(question: str, hits, units, qvec, vecs, run: _Run, *, store, info: Cor
     dense = float(max(vecs @ qvec)) if qvec is not None and vecs is not None and len(vecs) else 0.0
     found = answerable_mod.assess(question, hits, weights=weights, dense=dense)
     d = gate_mod.decide(sig, hits=hits, model=profile, answerability=found)
-    if d.verdict == "borderline":
+    if d.verdict == "borderline" and llm is None and "tied" in d.signals:
+        d.verdict = "weak"  # the answerability threshold was fitted offline; no offline rule overrides it
+    elif d.verdict == "borderline":
         if llm is not None:
             try:
                 ok, why = llm_judge(llm.client, llm.judge_model, question, _sources(hits, units, {}))
@@ -231,7 +233,7 @@ def _gate(question: str, hits, units, qvec, vecs, run: _Run, *, store, info: Cor
         d.verdict = "pass" if ok else "weak"
         d.reason = f"borderline ({d.score:.2f}); {d.judge} judge: {why}"
         if not ok:
-            d.code = "term_missing" if sig.missing else "not_answered"
+            d.code = "term_missing" if sig.missing and "tied" not in d.signals else "not_answered"
     run.emit("gate", _gate_message(d), t0=t, decision=d.verdict, score=round(d.score, 3), signals=d.signals)
     return d
 
