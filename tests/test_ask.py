@@ -79,8 +79,8 @@ def test_weak_evidence_is_retried_once_with_a_rewritten_query(store, monkeypatch
     calls = []
     real = g.decide
 
-    def first_weak(sig, *, hits, model=None):
-        d = real(sig, hits=hits, model=model)
+    def first_weak(sig, *, hits, model=None, **kw):
+        d = real(sig, hits=hits, model=model, **kw)
         calls.append(d.verdict)
         if len(calls) == 1:
             d.verdict, d.code = "weak", "not_answered"

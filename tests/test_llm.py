@@ -138,8 +138,8 @@ def test_borderline_evidence_goes_to_the_llm_judge(fake, store, monkeypatch):
 
     real = g.decide
 
-    def borderline(sig, *, hits, model=None):
-        d = real(sig, hits=hits, model=model)
+    def borderline(sig, *, hits, model=None, **kw):
+        d = real(sig, hits=hits, model=model, **kw)
         d.verdict = "borderline"
         return d
 

@@ -32,6 +32,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
+from anchor_core.ask import answerable as answerable_mod
+from anchor_core.ask.answerable import Answerability
+from anchor_core.ask.question import acronym_in, lay_acronyms
 from anchor_core.models import Filters, Hit
 from anchor_core.report import GateDecision
 from anchor_core.scorers.text import stem
@@ -140,7 +143,10 @@ def signals(question: str, hits: list[Hit], *, store: Store, corpus: str, filter
     if weights is None:
         weights = term_weights(store, corpus, terms, filters, total)
     sig.missing = [t for t in terms if not weights[t]]
-    sig.missing_names = [t for t in sig.missing if t in caps]
+    # an acronym the hits spell out ("GDPR": General Data Protection Regulation) is the corpus's own
+    spelled = [h.text for h in hits] + [h.heading for h in hits] + [h.document for h in hits]
+    lay = lay_acronyms(question)
+    sig.missing_names = [t for t in sig.missing if t in caps and t not in lay and not acronym_in(t, spelled)]
     idf = dict(weights)
     for t in sig.missing:
         idf[t] = math.log(1 + total)  # a word the corpus lacks weighs as much as the rarest word
@@ -229,9 +235,14 @@ def _feature(sig: GateSignals, name: str) -> float:
     return float(getattr(sig, name))
 
 
-def decide(sig: GateSignals, *, hits: list[Hit], model: dict | None = None) -> GateDecision:
+def decide(sig: GateSignals, *, hits: list[Hit], model: dict | None = None,
+           answerability: Answerability | None = None) -> GateDecision:
     """``pass`` (answer), ``borderline`` (a judge decides), ``weak`` (rewrite and retry) or
-    ``refuse``, with the reason in the user's words."""
+    ``refuse``, with the reason in the user's words.
+
+    With ``answerability`` (:func:`anchor_core.ask.answerable.assess` over the same hits) the
+    evidence score is the answerability model's: does one retrieved passage hold the asked kind of
+    answer about the asked focus. Without it, the older coverage model of ``data/gate.json``."""
     m = model or gate_model()
     th = m["thresholds"]
     if not hits:
@@ -242,6 +253,22 @@ def decide(sig: GateSignals, *, hits: list[Hit], model: dict | None = None) -> G
         return GateDecision(verdict="refuse", score=0.0, code="term_missing",
                             reason=f"the corpus never mentions {terms}: the question is about something it does "
                                    "not cover", signals=sig.as_dict(), thresholds=th)
+    if answerability is not None:
+        spec = answerable_mod.model()
+        score = answerable_mod.score(answerability, spec)
+        data = {**sig.as_dict(), **answerability.as_dict()}
+        t = {"pass": spec["threshold"]}
+        if score >= spec["threshold"]:
+            return GateDecision(verdict="pass", score=score, signals=data, thresholds=t,
+                                reason=f"a retrieved passage answers the question ({score:.2f})")
+        t["borderline"] = spec["threshold"] - spec.get("llm_band", 0.1)
+        if score >= t["borderline"]:
+            # only an LLM judge can overturn this; offline it is refused like weak evidence (pipeline)
+            return GateDecision(verdict="borderline", score=score, code="not_answered", signals=data, thresholds=t,
+                                reason=f"{answerable_mod.reason(answerability)} ({score:.2f})")
+        # a word the corpus never uses is not a reason: dense retrieval may still have found the provision
+        return GateDecision(verdict="weak", score=score, code="not_answered", signals=data, thresholds=t,
+                            reason=f"{answerable_mod.reason(answerability)} ({score:.2f})")
     score = evidence_score(sig, m)
     data = sig.as_dict()
     if score >= th["pass"]:

@@ -1,0 +1,140 @@
+"""Answerability from the answering passage: does a retrieved passage hold the asked kind of answer
+about the asked focus?
+
+Global coverage ("the corpus mentions every word somewhere") is the wrong test: a regulation that
+covers notified bodies at length still states no fee. So the test runs on the passages that
+retrieval (and the reference hops) returned, one sentence at a time:
+
+``focus``
+    the best IDF-weighted share of the question's focus parts that one sentence (with the sentence
+    before it and the unit heading) contains. Parts the corpus never uses (lay words such as
+    "chatbots") carry no weight: dense retrieval found the provision, and a word the corpus does
+    not use cannot be asked of it. Names and acronyms are different (``term_missing``).
+``tied``
+    for a question that asks for a value (a date, duration, amount, percentage, count, body,
+    place): the same share, but only over sentences that contain an expression of that kind
+    (:func:`anchor_core.ask.question.expressions`). The value must sit next to the focus, not
+    anywhere in the corpus. For other kinds it equals ``focus``.
+``dense``
+    the best cosine between the question and a retrieved chunk.
+
+A logistic model over these three (``data/answerable.json``, fitted by ``python -m
+eval.answerability --write`` leave-one-corpus-out) turns them into a score; the kind label is not
+a feature, so the model cannot learn "number questions are unanswerable".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+
+from anchor_core.ask.question import QuestionAnalysis, analyse, expressions, has_number
+from anchor_core.models import Hit
+from anchor_core.scorers.text import stem
+from anchor_core.segment import sentences
+from anchor_core.text import words
+
+# a deadline may be stated as a date or as a period; a fine as a sum or as a share of turnover
+ACCEPTS: dict[str, tuple[str, ...]] = {
+    "date": ("date", "duration"), "duration": ("duration", "date"), "amount": ("amount", "percentage"),
+    "percentage": ("percentage",), "count": ("count",), "person_or_body": ("person_or_body",), "place": ("place",),
+}
+KIND_NOUN = {"date": "date", "duration": "period or deadline", "amount": "amount", "percentage": "percentage",
+             "count": "number", "person_or_body": "person or body", "place": "place"}
+
+
+@dataclass
+class Answerability:
+    analysis: QuestionAnalysis
+    focus: float = 0.0
+    tied: float = 0.0
+    dense: float = 0.0
+    sentence: str = ""
+    """The sentence that best ties the asked kind to the focus (or best covers the focus)."""
+    expression: str = ""
+    """The expression of the asked kind in that sentence (``72 hours``), when the kind is a value."""
+    unknown: list[str] = field(default_factory=list)
+    """Focus parts the corpus never uses (given no weight)."""
+
+    def features(self) -> dict[str, float]:
+        return {"dense": self.dense, "focus": self.focus, "tied": self.tied}
+
+    def as_dict(self) -> dict:
+        a = self.analysis
+        return {"kind": a.kind, "focus_terms": a.parts, "focus": round(self.focus, 3), "tied": round(self.tied, 3),
+                "dense": round(self.dense, 3), "expression": self.expression, "answer_sentence": self.sentence[:200],
+                "unknown": self.unknown}
+
+
+def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: float = 0.0,
+           analysis: QuestionAnalysis | None = None) -> Answerability:
+    """Score how well one place in ``hits`` answers ``question``. ``weights`` maps words to their
+    IDF in the corpus (0.0 = never used); words missing from it count as unknown."""
+    a = analysis or analyse(question)
+    out = Answerability(analysis=a, dense=dense)
+    parts = a.parts
+    idf = {p: weights.get(p, 0.0) for p in parts}
+    out.unknown = [p for p in parts if not idf[p]]
+    known = [p for p in parts if idf[p]]
+    total = sum(idf[p] for p in known)
+    stems = {p: stem(p) for p in known}
+    accepts = ACCEPTS.get(a.kind, ())
+    best_focus, best_tied = 0.0, 0.0
+    # a passage reached by a reference (or one whose reference was followed) is read with the other
+    # end: the penalty article that cites "Article 4" is about what Article 4 is about
+    unit_stems: dict[str, set[str]] = {}
+    for h in hits:
+        unit_stems.setdefault(h.unit_id, set()).update(stem(w) for w in words(f"{h.heading} {h.text}"))
+    linked: dict[str, set[str]] = {}
+    for h in hits:
+        for step in h.via[:1]:
+            linked.setdefault(h.unit_id, set()).update(unit_stems.get(step.unit_id, set()))
+            linked.setdefault(step.unit_id, set()).update(unit_stems.get(h.unit_id, set()))
+    for h in hits:
+        sents = sentences(h.text) or []
+        head = {stem(w) for w in words(h.heading)} | linked.get(h.unit_id, set())
+        sent_stems = [{stem(w) for w in words(h.text[s.start:s.end])} for s in sents]
+        for i, s in enumerate(sents):
+            window = sent_stems[i] | (sent_stems[i - 1] if i else set()) | head
+            cover = sum(idf[p] for p in known if stems[p] in window) / total if total else 1.0
+            # the value must sit in the sentence that talks about the focus (its unit heading aside)
+            own = sent_stems[i] | head
+            tie = sum(idf[p] for p in known if stems[p] in own) / total if total else 1.0
+            text = h.text[s.start:s.end]
+            if cover > best_focus:
+                best_focus = cover
+                if not accepts:
+                    out.sentence = text
+            if accepts and tie > best_tied:
+                found = [e for k in accepts for e in expressions(text, k) if not a.numeric or has_number(e)]
+                if found:
+                    best_tied, out.sentence, out.expression = tie, text, found[0]
+    out.focus = best_focus
+    out.tied = best_tied if accepts else best_focus
+    return out
+
+
+@cache
+def model() -> dict:
+    return json.loads(resources.files("anchor_core.ask").joinpath("data/answerable.json").read_text("utf-8"))
+
+
+def score(ans: Answerability, spec: dict | None = None) -> float:
+    m = spec or model()
+    f = ans.features()
+    z = m["bias"] + sum(w * f[k] for k, w in m["weights"].items())
+    return 1 / (1 + math.exp(-z))
+
+
+def reason(ans: Answerability, topic: str = "") -> str:
+    """Why the passages do not answer, naming the missing part."""
+    a = ans.analysis
+    about = topic or a.focus or "the question's subject"
+    if a.value and ans.focus >= 0.5 and ans.tied < ans.focus:
+        return f"the sources describe {about} but state no {KIND_NOUN[a.kind]} for it"
+    if a.value and ans.tied == 0.0:
+        return f"no retrieved passage states the asked {KIND_NOUN[a.kind]} about {about}"
+    return f"no retrieved passage addresses {about} (best passage covers {ans.focus:.0%} of it)"

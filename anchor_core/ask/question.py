@@ -1,0 +1,291 @@
+"""What a question asks for: the kind of answer and its focus, from generic English cues.
+
+The kind (``date``, ``duration``, ``amount``, ``percentage``, ``count``, ``person_or_body``,
+``place``, ``list``, ``yes_no``, ``definition``, ``procedure``, ``other``) is read from the
+wh-word and its head ("how long", "how many days", "what fee", "who"), never from a per-corpus
+list. The focus is what the answer must be *about*: the question's content words with the
+wording that only shapes the question (wh-words, "maximum", "minimum", the kind's own cue words)
+taken out; its parts must occur together in the passage that answers.
+
+A *value kind* (a date, a duration, an amount, a percentage, a count, a body or person, a
+place) can be checked in text: :func:`expressions` finds the spans of that kind in a sentence.
+
+>>> analyse("How long must we keep CCTV footage?").kind
+'duration'
+>>> analyse("How much does a notified body charge to certify a system?").kind
+'amount'
+>>> analyse("Do chatbots have to tell users they are talking to a machine?").kind
+'yes_no'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from anchor_core.text import STOP_WORDS, words
+
+KINDS = ("date", "duration", "amount", "percentage", "count", "person_or_body", "place", "list", "yes_no",
+         "definition", "procedure", "other")
+VALUE_KINDS = frozenset({"date", "duration", "amount", "percentage", "count", "person_or_body", "place"})
+
+_TIME_UNIT = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|working days?|business days?)"
+_MONEY_NOUN = (r"(?:fees?|fines?|penalt(?:y|ies)|prices?|costs?|charges?|salar(?:y|ies)|wages?|pay|payments?|"
+               r"budgets?|capital|compensation|damages|amounts?|sums?|turnover|remuneration|levy|levies|"
+               r"thresholds?|liability|balance sheet|net assets|wealth)")
+_PERIOD_NOUN = (r"(?:periods?|deadlines?|time ?limits?|time ?frames?|durations?|lifetimes?|notice|intervals?|"
+                r"terms?|window|validity|retention)")
+_BODY_NOUN = (r"(?:authorit(?:y|ies)|bod(?:y|ies)|boards?|committees?|councils?|agenc(?:y|ies)|offices?|"
+              r"officers?|courts?|regulators?|persons?|people|individuals?|organi[sz]ations?|institutions?|"
+              r"supervisors?|managers?|members?|entit(?:y|ies))")
+
+_LEAD = r"^\W*(?:(?:and|so|then|but|also|ok|okay|now)\W+)?"
+_AUX = (r"(?:is|are|was|were|am|can|could|do|does|did|must|should|shall|may|might|will|would|has|have|had|need|"
+        r"needs|isn't|aren't|doesn't|don't|can't|won't)")
+
+_SING_BODY = (r"(?:authority|body|board|committee|council|agency|office|officer|court|regulator|person|"
+              r"organi[sz]ation|institution|supervisor|entity|manager|team|group)")
+_COND = r"^\W*(?:if|when|before|after|once|where|while|unless|for|in|as|since|under)\b[^?]*?,\s*"
+
+_RULES: list[tuple[str, re.Pattern[str]]] = [(k, re.compile(p, re.I)) for k, p in [
+    ("percentage", r"\b(what|which)\s+(\S+\s+){0,4}(percentage|percent|per cent|share|proportion|fraction)\b|"
+                   r"\bhow much of\b|\bwhat (\w+ ){0,2}rate\b(?! limit)|\bas an? (percentage|share|proportion)\b"),
+    ("count", r"^\W*how (long|big|large|wide) (must|may|should|can|is|are|could|would)\b[^?]*\bbe\W*$|"
+              r"\bhow many (?!(\w+ )?" + _TIME_UNIT + r"\b)"),
+    ("duration", rf"\bhow (long|soon|quickly|fast|often|frequently|early|late)\b|"
+                 rf"\bhow many (\w+ )?{_TIME_UNIT}\b|\bhow much (\w+ )?(time|notice|leeway|tolerance|skew)\b|"
+                 rf"\bwithin (what|which|how)\b|\b(what|which)\s+(\S+\s+){{0,3}}{_PERIOD_NOUN}\b|"
+                 rf"\bin what (timeframe|time)\b|\bby how much time\b"),
+    ("date", r"^\W*when (did|will|does|do|was|were)\b|\b(what|which|on what|from what|by what|in what)\s+(\w+\s+)?"
+             r"(date|day|year|month|version|release)\b|\bby when\b|\bsince when\b|"
+             r"\bwhat (\w+ )?(timeline|deadline date)\b"),
+    ("amount", rf"\bhow much\b|\b(what|which|what's)\s+(\S+\s+){{0,5}}{_MONEY_NOUN}\b|\bin (us )?(euros?|dollars|usd|"
+               rf"eur|aed|kilobytes|bytes|megabytes)\b|\babove what (amount|level|size)\b|\b(paid|earn|cost)\W*$"),
+    ("person_or_body", rf"^\W*(who|whom|whose)\b(?! (counts|is considered|qualifies) as)|\bto whom\b|"
+                       rf"^\W*(to |by |with )?(which|what)\s+(\w+\s+){{0,2}}{_SING_BODY}\b|{_COND}(who|whom)\b|"
+                       rf"\bto which (\w+ )?{_SING_BODY}\b"),
+    ("count", r"\b(what|which)\s+(\S+\s+){0,5}(number|count|length|size|depth|key size|iterations?)\b|"
+              r"\bhow (far|high|low|deep|big|large)\b|\bat what level\b|\bwhat is the (longest|shortest)\b"),
+    ("place", r"^\W*where (do|does|did|can|should|must|is|are|will|may)\b|"
+              r"\b(which|what|in which|in what)\s+(\w+\s+)?(country|city|place|location|address|"
+              r"jurisdiction|registry keys?|url|endpoint|venue|court|directory|folder|path)\b"),
+    ("other", r"\bhow old\b|\b(what|which) (\w+ ){0,3}(age|status( code)?|language|format|encoding|port|unit|"
+              r"quotes|character)\b"),
+    ("definition", r"^\W*what (is|are|does) (an? |the )?[\w'’\- ]{1,40}?\b(mean|means)\b|\bwhat counts as\b|"
+                   r"\bwho counts as\b|^\W*define\b|\bdefinition of\b|"
+                   r"^\W*what (is|are) (an? )[\w'’\-]+( [\w'’\-]+){0,3}\W*$|\bcount as an?\b"),
+    ("procedure", r"^\W*how (do|does|can|should|must|would|to|is|are)\b|"
+                  r"\bwhat (steps|process|procedure)\b|\bwhat (must|should|do|does|can) (\w+ ){0,4}do\b"),
+    ("yes_no", rf"{_LEAD}{_AUX}\b|{_COND}{_AUX}\b"),
+    ("list", r"^\W*(?:\w+\W+){0,6}?(what|which) (\S+ ){0,4}(are|include|includes|must|should|do|does|have|has|"
+             r"can)\b|\blist\b|\b(what|which) (\S+ ){0,3}\w{3,}s\b|"
+             r"\b(under|on|in) what (conditions|grounds|circumstances|cases)\b|"
+             r"^\W*when (is|are|can|must|may|should)\b"),
+]]
+
+# Words that shape the question or name the kind of answer, not its subject.
+_SHAPE = frozenset("""
+maximum minimum max min least most highest lowest top exact exactly specific precise roughly approximately typical
+usual long soon quickly fast often frequently many much number count amount total what which who whom whose when
+where why how whether please tell know want need needs required require requires allowed permitted legally actually
+really still also currently ever just give gives get gets make makes use used using way rule rules say says said state
+states stated spec specification standard law regulation guide does mean means happen happens happening apply applies
+limit limits value level kind type sort new one two first second latest allow allows may must shall should can could
+will would might given set sets
+""".split())
+_KIND_WORDS: dict[str, frozenset[str]] = {
+    "duration": frozenset("period periods deadline deadlines time timeframe duration lifetime interval notice days day "
+                          "hours hour weeks week months month years year minutes minute seconds second term window "
+                          "validity valid".split()),
+    "amount": frozenset("fee fees fine fines penalty penalties price prices cost costs charge charges salary salaries "
+                        "wage wages pay payment budget compensation amount amounts sum euros euro dollars size big "
+                        "large threshold".split()),
+    "percentage": frozenset("percentage percent cent share proportion fraction rate".split()),
+    "count": frozenset("number count length size depth iterations times".split()),
+    "date": frozenset("date day year month".split()),
+    "person_or_body": frozenset("person people body authority".split()),
+    "place": frozenset("place location country city address".split()),
+}
+
+
+@dataclass(frozen=True)
+class QuestionAnalysis:
+    """What the question asks for: ``kind`` of answer, ``focus`` (what it is about) and the focus
+    ``parts`` (lower-case content words) that must occur together in an answering passage."""
+
+    kind: str
+    focus: str
+    parts: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    """Capitalised words and acronyms of the question (not its first word): ``GDPR``, ``Colorado``."""
+    numeric: bool = False
+    """The question asks for a number ("how many days", "in euros", "what percentage"): a phrase
+    such as "without undue delay" does not answer it."""
+
+    @property
+    def value(self) -> bool:
+        """The answer is a value that text either states or does not (a date, a fee, a body ...)."""
+        return self.kind in VALUE_KINDS
+
+
+def predict_kind(question: str) -> str:
+    """The kind of answer ``question`` asks for, from its wording alone.
+
+    >>> [predict_kind(q) for q in ("Within how many hours must a breach be notified?",
+    ...     "What percentage of turnover can the fine be?", "Who sits on the Board?",
+    ...     "Which documents must the provider keep?", "Is emotion recognition banned at work?")]
+    ['duration', 'percentage', 'person_or_body', 'list', 'yes_no']
+    """
+    q = " ".join(question.split())
+    # the clause that asks: a scene-setting sentence before it ("Our officer left. How long ...?") says nothing
+    parts = [p for p in re.split(r"(?<=[.!?])\s+", q) if p.strip()]
+    asked = [p for p in parts if p.rstrip().endswith("?")] or parts[-1:] or [q]
+    text = asked[0]
+    for kind, rx in _RULES:
+        if rx.search(text):
+            return kind
+    return "other"
+
+
+_CAPS = re.compile(r"(?<![\w'’])([A-Z][a-zA-Z]*[A-Z][a-zA-Z0-9]*|[A-Z]{2,}\d*|[A-Z][a-z]+)(?![\w'’])")
+
+
+def question_names(question: str) -> list[str]:
+    """Capitalised words and acronyms after the first word of each sentence, lower-cased."""
+    out: dict[str, None] = {}
+    for m in _CAPS.finditer(question):
+        before = question[: m.start()].rstrip()
+        if not before or before[-1] in ".?!:\"'“(":
+            continue  # a sentence's first word is capitalised by grammar
+        w = m.group(1).lower()
+        if w in STOP_WORDS or w in _SHAPE or w in ("ai", "eu", "i"):
+            continue
+        out[w] = None
+    return list(out)
+
+
+def analyse(question: str) -> QuestionAnalysis:
+    """The question's kind, focus and focus parts.
+
+    >>> a = analyse("For how many days may CCTV footage of customers be kept?")
+    >>> a.kind, a.parts
+    ('duration', ['cctv', 'footage', 'customers', 'kept'])
+    """
+    kind = predict_kind(question)
+    drop = _SHAPE | _KIND_WORDS.get(kind, frozenset())
+    parts: dict[str, None] = {}
+    for w in words(question):
+        if w in STOP_WORDS or w in drop or len(w) < 3 or w.isdigit():
+            continue
+        parts[w] = None
+    focus = " ".join(parts)
+    numeric = bool(_NUMERIC.search(question))
+    return QuestionAnalysis(kind=kind, focus=focus, parts=list(parts), names=question_names(question),
+                            numeric=numeric)
+
+
+_NUMERIC = re.compile(r"\bhow many\b|\bwhat (\w+ )?(number|percentage|percent)\b|\bin (us )?(euros?|dollars|years|"
+                      r"months|days|hours|minutes|seconds|characters|bytes|kilobytes|bits)\b", re.I)
+_DIGITS = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
+                     r"forty|fifty|sixty|ninety|hundred|thousand|million|billion|half)\b", re.I)
+
+
+def has_number(expression: str) -> bool:
+    return bool(_DIGITS.search(expression))
+
+
+_PREP = r"(?:of|for|in|on|under|to|and|or|by|with|at|from|as|is|are|does|do|apply|applies|require|requires|say|says)"
+
+
+def lay_acronyms(question: str) -> set[str]:
+    """Acronyms the question uses as common nouns ("a DPO", "CFDs", "CCTV footage"), lower-cased.
+    An acronym used as a proper name ("under the GDPR", "the FATF") is not one: it names a law or
+    an organisation, which a corpus that never mentions it does not cover.
+
+    >>> sorted(lay_acronyms("Does it need a DPO, and may CFD brokers under the GDPR for CCTV footage?"))
+    ['cctv', 'cfd', 'dpo']
+    """
+    out = set()
+    for m in re.finditer(r"\b([A-Z]{2,6})(s?)\b", question):
+        before = question[: m.start()].rstrip().lower()
+        after = question[m.end():].lstrip()
+        proper = not m.group(2) and before.endswith((" the", "the")) and (
+            not after or not after[0].isalnum() or re.match(_PREP + r"\b", after) is not None)
+        if not proper:
+            out.add((m.group(1) + m.group(2)).lower())
+    return out
+
+
+def acronym_in(acronym: str, texts: list[str]) -> bool:
+    """``gdpr`` is spelled out in ``texts`` ("General Data Protection Regulation"): the corpus uses
+    the acronym's words, so the acronym names nothing foreign to it.
+
+    >>> acronym_in("dpia", ["a data protection impact assessment shall be carried out"])
+    True
+    """
+    if not 2 <= len(acronym) <= 6 or not acronym.isalpha():
+        return False
+    glue = r"(?:(?:of|the|and|for|on|in|to)\s+)?"
+    rx = re.compile(r"\b" + (r"\w*[\s-]+" + glue).join(re.escape(c) for c in acronym) + r"\w*", re.I)
+    return any(rx.search(t) for t in texts)
+
+
+# --- expressions of a kind in text -------------------------------------------------------------------------
+
+_NUM_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
+             r"sixty|ninety|hundred|thousand|million|billion|half|a|an|single|several)")
+_NUM = rf"(?:\d[\d,.\s]*\d|\d|{_NUM_WORD})"
+# references are numbers that are not values: Article 6(2), Section 4.1, RFC 6749, PEP 8, Rule 3.2.1, 2024/1689
+_REFERENCE = re.compile(r"\b(?:articles?|annex(?:es)?|paragraphs?|points?|sections?|chapters?|rules?|parts?|"
+                        r"appendix|appendices|schedules?|recitals?|titles?|rfc|pep|regulation|directive|decision|"
+                        r"subparagraphs?|clauses?|items?|steps?|table|figure|version|python|no\.?)\s*[\dIVXLC]"
+                        r"[\w.()/-]*|(?m:^\s*\d+[.)]\s)|\b\d+(?:\.\d+){1,}\b|\b\d+/\d+(?:/\w+)?\b|"
+                        r"\(\w{1,4}\)|\[\w+\]", re.I)
+_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
+
+_EXPR: dict[str, re.Pattern[str]] = {k: re.compile(p, re.I) for k, p in {
+    "duration": rf"\b{_NUM}[\s-]*(?:calendar |working |business |clear |consecutive )?{_TIME_UNIT}\b|"
+                r"\bwithout (?:undue )?delay\b|\bimmediately\b|\b(?:annually|yearly|monthly|weekly|daily|quarterly)\b|"
+                r"\b(?:before|by|until|no later than|not later than)\s+\d{1,2}\s+" + _MONTH + r"\b",
+    "amount": r"(?:€|\$|£|¥)\s?\d|\b\d[\d,.\s]*\s*(?:million|billion|thousand)?\s*(?:eur|euros?|usd|us dollars?|"
+              r"dollars?|aed|dirhams?|gbp|pounds?|bytes?|kb|kilobytes?|mb|megabytes?|flops?|bits?)\b|"
+              r"\b(?:eur|usd|aed|gbp|us\$)\s?\d|\b\d+\s*(?:%|per ?cent)|\b\d[\d,.]*\s*(?:million|billion)\b|"
+              r"\b10\^?\d{2}\b",
+    "percentage": r"\b\d+(?:[.,]\d+)?\s*(?:%|per ?cent|percentage points?)|\b(?:half|one[- ]third|one[- ]quarter|"
+                  r"two[- ]thirds|majority)\b|\b\d+:\d+\b|\b\d+\s*(?:times|x)\b",
+    "count": rf"\b{_NUM}\b",
+    "date": rf"\b\d{{1,2}}\s+{_MONTH}(?:\s+\d{{4}})?\b|\b{_MONTH}\s+\d{{1,2}}(?:,?\s+\d{{4}})?\b|"
+            rf"\b(?:19|20)\d{{2}}\b|\b{_MONTH}\s+(?:19|20)\d{{2}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|"
+            rf"\b(?:entry into force|date of application|from the date)\b",
+    "person_or_body": rf"\b(?:the |a |an )?(?:[A-Z][\w'’-]+\s+){{0,4}}{_BODY_NOUN}\b|"
+                      rf"\b[A-Z][a-z]+(?:\s+[A-Z][\w-]+)+\b|\b[A-Z]{{2,}}\b",
+    "place": r"\b(?:[A-Z][\w-]+\s+){0,3}(?:Street|Road|Square|Building|Tower|Island|City|Registry|Office)\b|"
+             r"\b(?:P\.?O\.? Box|address|located|premises|seat|registered office|URL|https?://\S+|/\.well-known/\S*|"
+             r"HKEY_\w+|jurisdiction|territory|Member State|country|countries|where)\b|"
+             r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b",
+}.items()}
+
+
+def _mask_references(text: str) -> str:
+    return _REFERENCE.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def expressions(text: str, kind: str) -> list[str]:
+    """The spans of ``text`` that express an answer of ``kind`` (empty for kinds text cannot show
+    by form: lists, yes/no, definitions, procedures, other).
+
+    >>> expressions("The controller shall notify it not later than 72 hours after.", "duration")
+    ['72 hours']
+    >>> expressions("as referred to in Article 62(2)", "count")
+    []
+    """
+    rx = _EXPR.get(kind)
+    if rx is None:
+        return []
+    masked = _mask_references(text) if kind in ("count", "amount", "percentage", "duration", "date") else text
+    out = [m.group(0).strip() for m in rx.finditer(masked)]
+    if kind == "count":
+        # "one" is mostly a determiner ("one of the two serializations"), not a count
+        out = [x for x in out if x.lower() not in ("a", "an", "one", "single", "several", "half") and
+               not re.fullmatch(r"(?:19|20)\d{2}", x)]
+    return [x for x in out if x]

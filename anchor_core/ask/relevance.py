@@ -1,0 +1,83 @@
+"""Answer relevance: does each claim hold the asked kind of answer about the asked focus?
+
+Separate from support: an extractive quote of a lead-in sentence or a side provision is verbatim
+and "supported", and still does not answer "how long must logs be kept". A claim addresses the
+question when
+
+- the question asks for a value (a date, a duration, an amount ...) and the claim contains an
+  expression of that kind (:func:`anchor_core.ask.question.expressions`), and
+- the claim is about the focus: it holds at least ``min_focus`` of the focus parts (IDF-weighted
+  when the corpus weights are known; parts the corpus never uses are left out), or, with an
+  embedder, its cosine to the question reaches ``min_cosine`` (a plain-language question whose
+  words the provision does not use).
+
+The answer addresses the question when at least one claim does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from anchor_core.ask.answerable import ACCEPTS, KIND_NOUN
+from anchor_core.ask.question import analyse, expressions, has_number
+from anchor_core.embeddings import Embedder
+from anchor_core.report import Relevance
+from anchor_core.scorers.text import stem
+from anchor_core.text import words
+
+MIN_FOCUS = 0.34
+MIN_COSINE = 0.5
+
+
+def relevance(question: str, claims: Sequence[str], *, weights: dict[str, float] | None = None,
+              embedder: Embedder | None = None, min_focus: float = MIN_FOCUS,
+              min_cosine: float = MIN_COSINE) -> Relevance:
+    """Check ``claims`` (their texts, in report order) against ``question``.
+
+    >>> r = relevance("How long must deployers keep the logs?",
+    ...               ["Deployers shall keep the logs for a period of at least six months."])
+    >>> r.addressed, r.kind, r.claims
+    (True, 'duration', [True])
+    >>> relevance("How long must deployers keep the logs?", ["Deployers shall keep the logs."]).reason
+    'the answer is about deployers keep logs but states no period or deadline'
+    """
+    a = analyse(question)
+    parts = a.parts if weights is None else [p for p in a.parts if weights.get(p)]
+    idf = {p: (weights.get(p, 1.0) if weights else 1.0) for p in parts}
+    total = sum(idf.values())
+    stems = {p: stem(p) for p in parts}
+    cos: list[float] = []
+    if embedder is not None and claims:
+        vecs = embedder.embed([question, *claims])
+        cos = [float(v) for v in np.asarray(vecs[1:]) @ np.asarray(vecs[0])]
+    accepts = ACCEPTS.get(a.kind, ())
+    marks, about_any, kind_any = [], False, False
+    for i, text in enumerate(claims):
+        have = {stem(w) for w in words(text)}
+        cover = sum(idf[p] for p in parts if stems[p] in have) / total if total else 1.0
+        about = cover >= min_focus or (bool(cos) and cos[i] >= min_cosine)
+        kind_ok = not accepts or any(not a.numeric or has_number(e) for k in accepts for e in expressions(text, k))
+        about_any |= about
+        kind_any |= kind_ok
+        marks.append(about and kind_ok)
+    # the value and its subject may sit in two quoted sentences that a reference joins ("fines of up to
+    # 10 000 EUR" for infringements of "Article 4", which is about the focus)
+    whole = {stem(w) for t in claims for w in words(t)}
+    whole_cover = sum(idf[p] for p in parts if stems[p] in whole) / total if total else 1.0
+    kinded = [not accepts or any(not a.numeric or has_number(e) for k in accepts for e in expressions(t, k))
+              for t in claims]
+    addressed = any(marks) or (any(kinded) and whole_cover >= min_focus)
+    focus = a.focus or "the question's subject"
+    reason = ""
+    if not claims:
+        reason = "the answer has no claims"
+    elif not addressed and about_any and not kind_any:
+        reason = f"the answer is about {focus} but states no {KIND_NOUN[a.kind]}"
+    elif not addressed and not about_any:
+        reason = f"no claim of the answer is about {focus}"
+    elif not addressed:
+        reason = f"no claim states the asked {KIND_NOUN.get(a.kind, 'answer')} about {focus}"
+    method = "kind+focus" + ("+cosine" if embedder is not None else "") + (" (IDF-weighted)" if weights else "")
+    return Relevance(addressed=addressed, kind=a.kind, focus=a.focus, reason=reason, claims=marks, method=method)
