@@ -36,8 +36,9 @@ from anchor_core.scorers.features import IMPLICIT_NEGATIVES
 from anchor_core.scorers.text import Token, analyse, is_negator, stem
 
 # Calibrated by eval.claims_bench (leave-one-corpus-out over aiact/gdpr/peps/rfc/adgm): see eval/results/claims.md.
-MIN_ABOUT = 0.8
-# A claim needs this many content keys to be "about" one sentence: "It applies." is about everything.
+MIN_ABOUT = 0.6
+# A claim needs this many content keys (two of them words) to be "about" one sentence: "It applies." is about
+# everything.
 MIN_CLAIM_KEYS = 3
 
 Kind = Literal["negation", "modality", "number", "date", "actor", "condition"]
@@ -60,6 +61,8 @@ _AFTER_NEGATORS = frozenset({"not", "never", "no"})
 class Conflict:
     kind: Kind
     reason: str
+    words: tuple[str, ...] = field(default=(), compare=False)
+    """Match keys of the claim words in conflict (the actor a claim names instead)."""
 
 
 @dataclass
@@ -99,7 +102,7 @@ def _about_keys(toks: list[Token]) -> set[str]:
 def about(claim: str, sentence: str) -> float:
     """Share of the claim's content keys (no numbers, modals, negators, months) that ``sentence`` holds."""
     ck = _about_keys(_words(claim))
-    if len(ck) < MIN_CLAIM_KEYS:
+    if len(ck) < 2:
         return 0.0
     return len(ck & _about_keys(_words(sentence))) / len(ck)
 
@@ -346,7 +349,8 @@ def _actor(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
             continue
         # Subject position: the first modal after the replaced words, with no clause break in between.
         if _before_modal(stoks, i2, s_modal) and _before_modal(ctoks, j2, c_modal):
-            return Conflict("actor", f"the source names {_np(stoks, i1, i2)}, the claim {_np(ctoks, j1, j2)}")
+            return Conflict("actor", f"the source names {_np(stoks, i1, i2)}, the claim {_np(ctoks, j1, j2)}",
+                            tuple(t.key for t in c_new))
     return None
 
 
@@ -436,46 +440,53 @@ def conflicts(sentence: str, claim: str) -> list[Conflict]:
 def find(claim: str, texts: Sequence[str], *, min_about: float = MIN_ABOUT) -> Contradiction | None:
     """The sentence of ``texts`` the claim is about, when it states otherwise; ``None`` otherwise.
 
+    The claim's closest sentences (by :func:`about`) are judged; an actor that differs is left out of the
+    claim's words when measuring how close a sentence is (it is the conflict, not a sign of another topic).
+    A sentence as close that states the same thing clears the claim.
+
     >>> c = find("Deployers must use the system for other purposes.",
     ...          ["Providers shall keep logs. Deployers must not use the system for other purposes."])
     >>> c.quote, c.reason
     ('Deployers must not use the system for other purposes.', 'the source says “must not”, the claim “must”')
     """
-    best = best_sentence(claim, texts)
-    if best is None or best[0] < min_about:
+    ck = _about_keys(_words(claim))
+    judged = []
+    for share, f1, n, s, e in best_sentences(claim, texts):
+        found = conflicts(texts[n][s:e], claim)
+        swapped = {w for c in found if c.kind == "actor" for w in c.words} & ck
+        if swapped:
+            share = share * len(ck) / (len(ck) - len(swapped)) if len(ck) > len(swapped) else 0.0
+        judged.append((min(share, 1.0), f1, n, s, e, found))
+    if not judged:
         return None
-    score, n, s, e, ties = best
-    for t_n, t_s, t_e in ties:
-        if not conflicts(texts[t_n][t_s:t_e], claim):
-            return None  # another sentence, as close to the claim, says the same thing
-    found = conflicts(texts[n][s:e], claim)
-    if not found:
+    judged.sort(key=lambda r: (-r[0], -r[1], bool(r[5])))
+    share, f1, n, s, e, found = judged[0]
+    if not found or share < min_about:
         return None
-    return Contradiction(n, s, e, texts[n][s:e], round(score, 4), found)
+    if any(not r[5] and r[0] >= share and r[1] >= f1 - 0.1 for r in judged[1:]):
+        return None  # another sentence, as close to the claim, says the same thing
+    return Contradiction(n, s, e, texts[n][s:e], round(share, 4), found)
 
 
-def best_sentence(claim: str, texts: Sequence[str]) -> tuple[float, int, int, int, list[tuple[int, int, int]]] | None:
-    """(about, text index, start, end, equally close others) of the sentence the claim is most about."""
+def best_sentences(claim: str, texts: Sequence[str], k: int = 5) -> list[tuple[float, float, int, int, int]]:
+    """The ``k`` sentences the claim is most about: (about, share of the sentence's words in the claim,
+    text index, start, end), closest first."""
     from anchor_core.anchoring import source_index  # anchoring imports this module's users
 
-    ck = _about_keys(_words(claim))
-    if len(ck) < MIN_CLAIM_KEYS:
-        return None
+    ctoks = _words(claim)
+    ck = _about_keys(ctoks)
+    n_content = len(ck) + sum(t.kind == "number" or _month(ctoks, i) for i, t in enumerate(ctoks))
+    if len(ck) < 2 or n_content < MIN_CLAIM_KEYS:
+        return []
     scored = []
     for n, text in enumerate(texts):
         idx = source_index(text)
         for sent, keys in zip(idx.sentences, _sentence_about_keys(idx)):
             shared = len(ck & keys)
-            if not shared:
-                continue
-            # Ties on the claim's share go to the sentence with less else in it.
-            scored.append((shared / len(ck), shared / max(len(keys), 1), n, sent.start, sent.end))
-    if not scored:
-        return None
+            if shared:
+                scored.append((shared / len(ck), shared / max(len(keys), 1), n, sent.start, sent.end))
     scored.sort(key=lambda r: (-r[0], -r[1]))
-    top = scored[0]
-    ties = [(r[2], r[3], r[4]) for r in scored[1:] if r[0] >= top[0] and r[1] >= top[1] - 0.1]
-    return top[0], top[2], top[3], top[4], ties
+    return scored[:k]
 
 
 def _sentence_about_keys(idx) -> list[set[str]]:  # type: ignore[no-untyped-def]
