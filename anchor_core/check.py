@@ -69,10 +69,10 @@ def check(claims: Sequence[Claim], sources: Sequence[Source], *, scorer: Scorer,
             atoms.append(Atom(text=part, supported=a.supported, anchor=_anchor(src, a, units),
                               reasons=list(a.reasons)))
         claim = _claim(c, atoms, wrong, cited, by_n)
-        found = contradiction.find(c.text, [s.text for s in pool],
-                                   min_about=contradiction.MIN_ABOUT if min_about is None else min_about)
-        if found is not None:
-            claim = _contradicted(claim, pool[found.source], found, units)
+        against = contradiction.find(c.text, [s.text for s in pool],
+                                     min_about=contradiction.MIN_ABOUT if min_about is None else min_about)
+        if against is not None:
+            claim = _contradicted(claim, pool[against.source], against, units)
         out.append(claim)
     return out
 

@@ -242,7 +242,8 @@ def _negation(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
         c_any = c_neg or any(ctoks[j].key in IMPLICIT_NEGATIVES for j in range(j1, j2))
         if (s_neg and not c_any) or (c_neg and not s_any):
             if s_neg:
-                return Conflict("negation", f"the source says “{_around(stoks, s_neg[0])}”, the claim does not negate it")
+                return Conflict("negation",
+                                f"the source says “{_around(stoks, s_neg[0])}”, the claim does not negate it")
             return Conflict("negation", f"the claim says “{_around(ctoks, c_neg[0])}”, the source does not")
     return None
 

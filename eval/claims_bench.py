@@ -11,8 +11,9 @@
    The one threshold of the contradiction stage, ``MIN_ABOUT``, is chosen **leave-one-corpus-out**: for each
    corpus, the value on the grid that maximises the mean of "perturbations contradicted", "negated
    paraphrases contradicted" and "paraphrases not contradicted" on the four other corpora is applied to the
-   fifth (the negated paraphrases keep the fit from learning "contradicted = nearly verbatim"). Reported per corpus and per rule:
-   caught (verdict not supported), contradicted, and whether the contradiction quotes the source sentence;
+   fifth (the negated paraphrases keep the fit from learning "contradicted = nearly verbatim"). Reported per
+   corpus and per rule: caught (verdict not supported), contradicted, and whether the contradiction quotes
+   the source sentence;
    paraphrases supported.
 2. **WiCE claim dev** (349 claims): predicted supported = not contradicted and best-anchor score >= t, with
    t chosen by 5-fold cross-validation on WiCE (the smallest t whose training folds reach precision 0.95 and
@@ -30,7 +31,7 @@ import argparse
 import json
 import re
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -161,9 +162,11 @@ def claims_tables(rows: list[dict], taus: dict[str, float], label: str) -> list[
     for rule in RULES:
         cells = []
         for c in (*CORPUS_NAMES, "all"):
-            sel = [r for r in rows if r["kind"] == "perturbed" and r["rule"] == rule and (c == "all" or r["corpus"] == c)]
-            cells.append(f"{sum(r['verdict'] != 'supported' for r in sel)}/{sum(r['verdict'] == 'contradicted' for r in sel)}"
-                         f"/{len(sel)}" if sel else "–")
+            sel = [r for r in rows if r["kind"] == "perturbed" and r["rule"] == rule
+                   and (c == "all" or r["corpus"] == c)]
+            caught = sum(r["verdict"] != "supported" for r in sel)
+            contra = sum(r["verdict"] == "contradicted" for r in sel)
+            cells.append(f"{caught}/{contra}/{len(sel)}" if sel else "–")
         md.append(f"| {rule} | " + " | ".join(cells) + " |")
     md.append("")
     md.append("Cells: caught / contradicted / claims.")
