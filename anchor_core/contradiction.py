@@ -37,6 +37,10 @@ from anchor_core.scorers.text import Token, analyse, is_negator, stem
 
 # Calibrated by eval.claims_bench (leave-one-corpus-out over aiact/gdpr/peps/rfc/adgm): see eval/results/claims.md.
 MIN_ABOUT = 0.6
+# A claim the closest sentence restates word for word (this share of its content words, in any order, with
+# the same numbers, forces and polarity, nothing in conflict) is supported by it, whatever the scorer says.
+# Calibrated by eval.claims_bench like MIN_ABOUT.
+MIN_SUPPORT = 0.7
 # A claim needs this many content keys (two of them words) to be "about" one sentence: "It applies." is about
 # everything.
 MIN_CLAIM_KEYS = 3
@@ -467,6 +471,49 @@ def find(claim: str, texts: Sequence[str], *, min_about: float = MIN_ABOUT) -> C
     if any(not r[5] and r[0] >= share and r[1] >= f1 - 0.1 for r in judged[1:]):
         return None  # another sentence, as close to the claim, says the same thing
     return Contradiction(n, s, e, texts[n][s:e], round(share, 4), found)
+
+
+@dataclass
+class Support:
+    """The sentence ``text[start:end]`` of source ``source`` that states the claim in other words: it holds
+    ``about`` of the claim's content words, every number and month of it, the same modal forces and
+    polarity, and nothing in it conflicts."""
+
+    source: int
+    start: int
+    end: int
+    quote: str
+    about: float
+
+
+def support(claim: str, texts: Sequence[str], *, min_about: float = MIN_SUPPORT) -> Support | None:
+    """The sentence of ``texts`` that restates the claim, when the closest one does; ``None`` otherwise.
+
+    >>> support("Every three years, the registration must be renewed.",
+    ...         ["Operators register first. Registration shall be renewed every three years."]).quote
+    'Registration shall be renewed every three years.'
+    """
+    ranked = best_sentences(claim, texts)
+    if not ranked or ranked[0][0] < min_about:
+        return None
+    share, _, n, s, e = ranked[0]
+    sentence = texts[n][s:e]
+    stoks, ctoks = _words(sentence), _words(claim)
+    if conflicts(sentence, claim):
+        return None
+    s_keys = {t.key for t in stoks}
+    if any((t.kind == "number" or _month(ctoks, i)) and t.key not in s_keys for i, t in enumerate(ctoks)):
+        return None
+    # The same forces, read without alignment: a reworded "must not" is not supported by "must".
+    s_forces = {m.force.replace("not-may", "not-must") for m in _modals(stoks)}
+    c_forces = {m.force.replace("not-may", "not-must") for m in _modals(ctoks)}
+    if not c_forces <= s_forces:
+        return None
+    s_neg = any(_is_neg(stoks, i) or t.key in IMPLICIT_NEGATIVES for i, t in enumerate(stoks))
+    c_neg = any(_is_neg(ctoks, i) for i in range(len(ctoks)))
+    if c_neg and not s_neg:
+        return None
+    return Support(n, s, e, sentence, round(share, 4))
 
 
 def best_sentences(claim: str, texts: Sequence[str], k: int = 5) -> list[tuple[float, float, int, int, int]]:

@@ -140,3 +140,27 @@ def test_ask_contradicts_a_flipped_prohibition(tmp_path):
     q = c.contradiction
     assert q.unit_id == "article-5" and q.quote == A5.split("\n")[0]
     assert A5[q.start:q.end] == q.quote  # offsets into the stored unit text
+
+
+def test_a_reordered_restatement_is_supported_quoting_its_sentence():
+    claim = "Unless the data subject requests otherwise, the notice must be given in writing."
+    c = _only(verify_answer(claim, {"s": SOURCE}))
+    assert c.verdict == "supported" and c.contradiction is None
+    assert SOURCE[c.anchor.start:c.anchor.end] == c.anchor.quote and "unless the data subject" in c.anchor.quote
+
+
+@pytest.mark.parametrize("claim", [
+    "Unless the data subject requests otherwise, the notice must not be given in writing.",  # polarity
+    "Unless the data subject requests otherwise, the notice may be given in writing.",  # force
+    "Within 96 hours, the controller must notify the supervisory authority of the personal data breach.",  # number
+])
+def test_a_restatement_with_another_force_or_number_is_not_supported(claim):
+    c = _only(verify_answer(claim, {"s": SOURCE}))
+    assert c.verdict != "supported", c.reasons
+
+
+def test_restated_needs_every_number_and_the_same_polarity():
+    src = ["Registration shall be renewed every three years."]
+    assert contradiction.support("Every three years, the registration must be renewed.", src) is not None
+    assert contradiction.support("Every three years, the registration must not be renewed.", src) is None
+    assert contradiction.support("Every five years, the registration must be renewed.", src) is None
