@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
+from anchor_core import contradiction
 from anchor_core.anchoring import Anchor, InputError, best_anchor, decompose
 from anchor_core.embeddings import Embedder
 from anchor_core.report import Atom, CheckedClaim, ClaimAnchor, Source, Verdict
@@ -35,11 +36,22 @@ class Claim(Protocol):
 
 def check(claims: Sequence[Claim], sources: Sequence[Source], *, scorer: Scorer, embedder: Embedder | None = None,
           units: Mapping[str, str] | None = None, cited_only: bool = False,
-          split_atoms: bool = False) -> list[CheckedClaim]:
+          split_atoms: bool = False, min_about: float | None = None,
+          min_support: float | None = None) -> list[CheckedClaim]:
     """Anchor every claim in ``sources``; see the module docstring for the options.
 
     Args:
         units: stored unit texts by unit id, when known: each anchor is checked to point into them.
+        min_about: how much of a claim the sentence it is about must hold for a conflict there to make the
+            claim ``contradicted`` (default :data:`anchor_core.contradiction.MIN_ABOUT`; above 1 turns it off).
+        min_support: the same for a sentence that restates the claim (default
+            :data:`anchor_core.contradiction.MIN_SUPPORT`; above 1 turns it off).
+
+    A claim is first matched to the sentence it is about (:mod:`anchor_core.contradiction`); when that
+    sentence states otherwise (negation, modality, number, date, actor, a dropped condition), the claim is
+    ``contradicted`` quoting it, whatever the scorer says of other sentences. When it restates the claim
+    (:func:`anchor_core.contradiction.support`: the claim's words, numbers, forces and polarity, nothing in
+    conflict) the claim is ``supported`` quoting it even when the scorer's best window fell short.
     """
     by_n = {s.n: s for s in sources}
     used: dict[int, set[int]] = {}
@@ -61,8 +73,49 @@ def check(claims: Sequence[Claim], sources: Sequence[Source], *, scorer: Scorer,
                     wrong.append(src)
             atoms.append(Atom(text=part, supported=a.supported, anchor=_anchor(src, a, units),
                               reasons=list(a.reasons)))
-        out.append(_claim(c, atoms, wrong, cited, by_n))
+        claim = _claim(c, atoms, wrong, cited, by_n)
+        against = contradiction.find(c.text, [s.text for s in pool],
+                                     min_about=contradiction.MIN_ABOUT if min_about is None else min_about)
+        if against is not None:
+            claim = _contradicted(claim, pool[against.source], against, units)
+        elif claim.verdict != "supported":
+            restated = contradiction.support(c.text, [s.text for s in pool], min_about=contradiction.MIN_SUPPORT
+                                             if min_support is None else min_support)
+            if restated is not None:
+                claim = _restated(claim, pool[restated.source], restated, units)
+        out.append(claim)
     return out
+
+
+def _restated(claim: CheckedClaim, src: Source, found: contradiction.Support,
+              units: Mapping[str, str] | None) -> CheckedClaim:
+    anchor = _sentence_anchor(src, found.start, found.end, found.quote, found.about, "restated",
+                              contradiction.MIN_SUPPORT, [], units)
+    reasons = [f"restated by [{src.n}] {src.label}: the sentence holds {found.about:.0%} of the claim's words, "
+               "all its numbers, the same modal force and polarity, and nothing in conflict"]
+    return claim.model_copy(update={"verdict": "supported", "supported": True, "anchor": anchor,
+                                    "reasons": reasons})
+
+
+def _sentence_anchor(src: Source, s: int, e: int, quote: str, score: float, method: str, threshold: float,
+                     flags: list[str], units: Mapping[str, str] | None) -> ClaimAnchor:
+    start, end = src.start + s, src.start + e
+    text = (units or {}).get(src.unit_id)
+    if text is not None and text[start:end] != quote:
+        raise RuntimeError(f"{method} offsets [{start}:{end}] do not point at the quote in {src.unit_id}")
+    return ClaimAnchor(source=src.n, unit_id=src.unit_id, part=src.part, doc_id=src.doc_id, page=src.page,
+                       quote=quote, start=start, end=end, score=score, method=method, threshold=threshold,
+                       unit_sha256=src.unit_sha256, flags=flags)
+
+
+def _contradicted(claim: CheckedClaim, src: Source, found: contradiction.Contradiction,
+                  units: Mapping[str, str] | None) -> CheckedClaim:
+    anchor = _sentence_anchor(src, found.start, found.end, found.quote, found.about, "contradiction",
+                              contradiction.MIN_ABOUT, [f"contradicted_{c.kind}" for c in found.conflicts], units)
+    reasons = [f"contradicted by [{src.n}] {src.label}: {found.reason}", *claim.reasons]
+    flags = list(dict.fromkeys([*anchor.flags, *claim.flags]))
+    return claim.model_copy(update={"verdict": "contradicted", "supported": False, "contradiction": anchor,
+                                    "anchor": anchor, "reasons": reasons, "flags": flags})
 
 
 def _atoms(text: str) -> list[str]:

@@ -1,0 +1,545 @@
+"""``contradiction``: does the sentence a claim is about state the opposite?
+
+Two steps, in this order:
+
+1. **Pick the sentence by what the claim is about.** Every sentence of the sources is matched on the
+   claim's content words (its actors, objects and key terms; numbers, modal verbs and negators left
+   out, since those are what a contradiction changes): ``about`` is the share of the claim's content
+   keys that the sentence holds. The best-matching sentence is the one the claim talks about, whatever
+   an entailment score says of other sentences.
+2. **Judge that sentence.** It contradicts the claim when, against the claim, it has
+
+   - another deontic force or polarity of the same verb (``must`` vs ``must not``, ``must`` vs ``may``,
+     ``may`` vs ``may not``, ``should`` vs ``should not``, or ``not`` added or removed around shared words),
+   - another number next to the same word (``30 days`` vs ``60 days``) or another date (year, month, day),
+   - another actor: the subject of its modal verb is replaced by words the other side never uses
+     (``the deployer shall`` vs ``the provider shall``), read from the two sentences, not from a list of
+     roles,
+   - a condition or exception the claim drops (``unless …``, ``except …``, ``provided that …``,
+     ``where …``, ``if …`` at a clause start) whose words the claim does not restate.
+
+A conflict counts only when ``about >= MIN_ABOUT`` (the claim is about that sentence; otherwise the
+claim is simply not found). ``MIN_ABOUT`` is chosen by leave-one-corpus-out on the regulation claim sets
+(``python -m eval.claims_bench``). The cues are generic English: modal verbs, negators, condition
+markers, month names; nothing names a corpus, a role or a question.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from anchor_core.scorers.features import IMPLICIT_NEGATIVES
+from anchor_core.scorers.text import Token, analyse, is_negator, stem
+
+# Calibrated by eval.claims_bench (leave-one-corpus-out over aiact/gdpr/peps/rfc/adgm): see eval/results/claims.md.
+MIN_ABOUT = 0.6
+# A claim the closest sentence restates word for word (this share of its content words, in any order, with
+# the same numbers, forces and polarity, nothing in conflict) is supported by it, whatever the scorer says.
+# Calibrated by eval.claims_bench like MIN_ABOUT.
+MIN_SUPPORT = 0.7
+# A claim needs this many content keys (two of them words) to be "about" one sentence: "It applies." is about
+# everything.
+MIN_CLAIM_KEYS = 3
+
+Kind = Literal["negation", "modality", "number", "date", "actor", "condition"]
+
+_MODALS = {"shall": "must", "must": "must", "may": "may", "can": "may", "cannot": "may", "should": "should",
+           "might": "may", "could": "may"}
+# Comparatives that hold a negator but state a bound, not a negation: "no later than", "not less than".
+_BOUND_WORDS = frozenset({"later", "less", "more", "longer", "earlier", "fewer", "greater", "sooner", "exceeding"})
+_CONDITIONS = (("provided", "that"), ("providing", "that"), ("save", "where"), ("except",), ("unless",),
+               ("where",), ("if",))
+_CLAUSE_OPEN = frozenset({",", ";", ":", "(", "."})
+_MONTHS = {m: i for i, m in enumerate(
+    "january february march april may june july august september october november december".split(), start=1)}
+_DEONTIC_WORDS = {stem("required"): "must", stem("obliged"): "must"}
+_SUBJECT_NEGATORS = frozenset({"no", "neither", "nor", "none", "nobody", "nothing"})
+_AFTER_NEGATORS = frozenset({"not", "never", "no"})
+
+
+@dataclass(frozen=True)
+class Conflict:
+    kind: Kind
+    reason: str
+    words: tuple[str, ...] = field(default=(), compare=False)
+    """Match keys of the claim words in conflict (the actor a claim names instead)."""
+
+
+@dataclass
+class Contradiction:
+    """The sentence ``text[start:end]`` of source ``source`` (an index into the given texts) that states
+    otherwise, how much of the claim it holds (``about``) and what conflicts."""
+
+    source: int
+    start: int
+    end: int
+    quote: str
+    about: float
+    conflicts: list[Conflict] = field(default_factory=list)
+
+    @property
+    def reason(self) -> str:
+        return "; ".join(c.reason for c in self.conflicts)
+
+
+def _words(text: str) -> list[Token]:
+    return [t for t in analyse(text) if t.kind != "punct" or t.text in _CLAUSE_OPEN]
+
+
+def _is_neg(toks: list[Token], i: int) -> bool:
+    if not is_negator(toks, i):
+        return False
+    nxt = toks[i + 1].text.lower() if i + 1 < len(toks) else ""
+    after = toks[i + 2].text.lower() if i + 2 < len(toks) else ""
+    return not (nxt in _BOUND_WORDS and after == "than")
+
+
+def _about_keys(toks: list[Token]) -> set[str]:
+    return {t.key for i, t in enumerate(toks) if t.content and t.kind == "word" and t.text.lower() not in _MODALS
+            and not _is_neg(toks, i) and t.text.lower() not in _MONTHS}
+
+
+def about(claim: str, sentence: str) -> float:
+    """Share of the claim's content keys (no numbers, modals, negators, months) that ``sentence`` holds."""
+    ck = _about_keys(_words(claim))
+    if len(ck) < 2:
+        return 0.0
+    return len(ck & _about_keys(_words(sentence))) / len(ck)
+
+
+# --- deontic force ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Modal:
+    pos: int
+    force: str          # must / may / should, each possibly prefixed "not-"
+    surface: str
+    verb: str | None    # key of the first content word after the modal (the verb it governs)
+    restricted: bool    # "may ... only": a permission that is really a prohibition of the rest
+    exceptive: bool     # "shall not ... without": a prohibition that is really a conditional permission
+
+
+def _clause_bounds(toks: list[Token], i: int) -> tuple[int, int]:
+    a = i
+    while a > 0 and toks[a - 1].text not in {";", ".", ":"}:
+        a -= 1
+    b = i
+    while b + 1 < len(toks) and toks[b + 1].text not in {";", ".", ":"}:
+        b += 1
+    return a, b
+
+
+def _modals(toks: list[Token]) -> list[_Modal]:
+    out = []
+    for i, t in enumerate(toks):
+        low = t.text.lower()
+        base = _MODALS.get(low)
+        if base is None and t.key in _DEONTIC_WORDS and i > 0 and toks[i - 1].key in {"is", "are", "be", "not"}:
+            base = _DEONTIC_WORDS[t.key]
+        if base is None:
+            continue
+        neg = low == "cannot" or low.endswith("n't")
+        j = i + 1
+        while j < len(toks) and j <= i + 2 and not neg:  # "shall not", "must never", "shall no longer"
+            if toks[j].text.lower() in _AFTER_NEGATORS and _is_neg(toks, j):
+                neg = True
+            j += 1
+        a, b = _clause_bounds(toks, i)
+        if not neg:
+            # "No person shall", "Neither the controller nor the processor may": a negator opening the subject.
+            k = i - 1
+            while k >= a and toks[k].text not in {",", "("}:
+                if toks[k].text.lower() in _SUBJECT_NEGATORS:
+                    neg = True
+                    break
+                k -= 1
+        verb = next((toks[k].key for k in range(i + 1, min(b + 1, i + 5)) if toks[k].content
+                     and toks[k].kind == "word" and not _is_neg(toks, k) and toks[k].key not in {"be", "have"}),
+                    None)
+        restricted = any(toks[k].text.lower() == "only" for k in range(a, b + 1))
+        exceptive = any(toks[k].text.lower() in {"without", "unless", "except"} for k in range(a, b + 1))
+        out.append(_Modal(i, ("not-" if neg else "") + base, t.text, verb, restricted, exceptive))
+    return out
+
+
+_CLASH = {frozenset({"must", "not-must"}), frozenset({"may", "not-must"}), frozenset({"must", "not-may"}),
+          frozenset({"may", "not-may"}), frozenset({"should", "not-should"}), frozenset({"must", "may"})}
+_SAME = {frozenset({"not-must", "not-may"})}  # "shall not" and "may not" both forbid
+
+
+def _say(force: str, surface: str) -> str:
+    return f"{surface.lower()} not" if force.startswith("not-") and " " not in surface and \
+        surface.lower() not in {"cannot"} else surface.lower()
+
+
+def _aligned(sk: list[str], ck: list[str]) -> dict[int, set[int]]:
+    """Claim position → source positions it lines up with (its own in an equal run, the other side of a
+    small replacement)."""
+    out: dict[int, set[int]] = {}
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=sk, b=ck, autojunk=False).get_opcodes():
+        if tag == "equal":
+            for k in range(j2 - j1):
+                out[j1 + k] = {i1 + k}
+        elif tag == "replace" and i2 - i1 <= 3 and j2 - j1 <= 3:
+            for j in range(j1, j2):
+                out[j] = set(range(i1, i2))
+    return out
+
+
+def _modality(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
+    """The modal the claim has where the source has another force (the two sentences lined up word by word)."""
+    sm = {m.pos: m for m in _modals(stoks)}
+    cm = _modals(ctoks)
+    if not sm or not cm:
+        return None
+    where = _aligned([t.key for t in stoks], [t.key for t in ctoks])
+    for c in cm:
+        for i in sorted(where.get(c.pos, ())):
+            s = sm.get(i)
+            if s is None:
+                continue
+            pair = frozenset({s.force, c.force})
+            # "may X only with Y" says what "shall not X without Y" says.
+            if (s.restricted and c.exceptive) or (c.restricted and s.exceptive):
+                continue
+            if s.force == c.force or pair in _SAME or pair not in _CLASH:
+                continue
+            kind: Kind = "modality" if pair == frozenset({"must", "may"}) else "negation"
+            return Conflict(kind, f"the source says “{_phrase(stoks, s)}”, the claim “{_phrase(ctoks, c)}”")
+    return None
+
+
+def _phrase(toks: list[Token], m: _Modal) -> str:
+    words = [toks[m.pos].text]
+    j = m.pos + 1
+    while j < len(toks) and j <= m.pos + 2 and toks[j].text.lower() in _AFTER_NEGATORS and _is_neg(toks, j):
+        words.append(toks[j].text)
+        j += 1
+    if m.force.startswith("not-") and len(words) == 1 and m.pos > 0:
+        k = m.pos - 1
+        while k >= 0 and not _is_neg(toks, k):
+            k -= 1
+        if k >= 0:
+            return " ".join(t.text for t in toks[k:m.pos + 1])
+    return " ".join(words)
+
+
+def _negation(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
+    """``not`` added or removed between two aligned stretches of the same words (no modal involved)."""
+    sk, ck = [t.key for t in stoks], [t.key for t in ctoks]
+    ops = difflib.SequenceMatcher(a=sk, b=ck, autojunk=False).get_opcodes()
+    for n, (tag, i1, i2, j1, j2) in enumerate(ops):
+        if tag == "equal" or i2 - i1 > 3 or j2 - j1 > 3:
+            continue
+        # The same words on both sides of the change: one statement, negated, not a rewording.
+        if not (0 < n < len(ops) - 1 and ops[n - 1][2] - ops[n - 1][1] >= 2 and ops[n + 1][2] - ops[n + 1][1] >= 2):
+            continue
+        # An explicit negator on one side, against neither a negator nor a negative word ("prohibits") on the other.
+        s_neg = [i for i in range(i1, i2) if _is_neg(stoks, i)]
+        c_neg = [j for j in range(j1, j2) if _is_neg(ctoks, j)]
+        s_any = s_neg or any(stoks[i].key in IMPLICIT_NEGATIVES for i in range(i1, i2))
+        c_any = c_neg or any(ctoks[j].key in IMPLICIT_NEGATIVES for j in range(j1, j2))
+        if (s_neg and not c_any) or (c_neg and not s_any):
+            if s_neg:
+                return Conflict("negation",
+                                f"the source says “{_around(stoks, s_neg[0])}”, the claim does not negate it")
+            return Conflict("negation", f"the claim says “{_around(ctoks, c_neg[0])}”, the source does not")
+    return None
+
+
+def _around(toks: list[Token], i: int) -> str:
+    return " ".join(t.text for t in toks[max(0, i - 1):i + 2] if t.kind != "punct")
+
+
+# --- numbers and dates --------------------------------------------------------------------------
+
+
+def _near(toks: list[Token], i: int, reach: int = 2) -> set[str]:
+    out = set()
+    for step in (-1, 1):
+        j, seen = i + step, 0
+        while 0 <= j < len(toks) and seen < reach:
+            if toks[j].kind == "punct":
+                break
+            if toks[j].kind == "word" and toks[j].content:
+                out.add(toks[j].key)
+                seen += 1
+            j += step
+    return out
+
+
+def _unit_after(toks: list[Token], i: int) -> str | None:
+    """The word a count counts: the content word right after it ("30 *days*", "EUR 35 000 000" has none)."""
+    j = i + 1
+    if j < len(toks) and toks[j].kind == "word" and toks[j].content:
+        return toks[j].key
+    return None
+
+
+def _is_count(toks: list[Token], i: int) -> bool:
+    t = toks[i]
+    return (t.kind == "number" and not _is_year(t)) or t.text.lower() in {"one", "a", "an"}
+
+
+def _month(toks: list[Token], i: int) -> bool:
+    low = toks[i].text.lower()
+    if low not in _MONTHS:
+        return False
+    # "May" is a month only capitalised next to a number ("2 May 2025"), else it is the modal.
+    return low != "may" or (toks[i].text == "May" and any(0 <= k < len(toks) and toks[k].kind == "number"
+                                                           for k in (i - 1, i + 1)))
+
+
+def _numbers(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
+    """A number, year or month of the claim where the source states another one: at the same place in the
+    same wording, or (counts only) before the same counted word ("30 days" vs "60 days")."""
+    s_keys = {t.key for t in stoks if t.kind == "number"}
+    where = _aligned([t.key for t in stoks], [t.key for t in ctoks])
+    for j, t in enumerate(ctoks):
+        is_month = _month(ctoks, j)
+        if not (t.kind == "number" or is_month) or t.key in s_keys:
+            continue
+        if is_month and any(_month(stoks, i) and stoks[i].key == t.key for i in range(len(stoks))):
+            continue
+        date = is_month or _is_year(t) or any(0 <= k < len(ctoks) and _month(ctoks, k) for k in (j - 1, j + 1))
+        for i in sorted(where.get(j, ())):
+            s = stoks[i]
+            if (is_month and _month(stoks, i)) or (not is_month and (s.kind == "number" or _is_count(stoks, i))):
+                kind: Kind = "date" if date else "number"
+                return Conflict(kind, f"the source says {_unit(stoks, i)}, the claim {_unit(ctoks, j)}")
+        unit = _unit_after(ctoks, j) if t.kind == "number" and not _is_year(t) else None
+        if unit is None:
+            continue
+        for i in range(len(stoks)):
+            if _is_count(stoks, i) and stoks[i].key != t.key and _unit_after(stoks, i) == unit:
+                return Conflict("number", f"the source says {_unit(stoks, i)}, the claim {_unit(ctoks, j)}")
+    return None
+
+
+def _is_year(t: Token) -> bool:
+    return t.kind == "number" and re.fullmatch(r"(1[89]|20)\d\d", t.text) is not None
+
+
+def _unit(toks: list[Token], i: int) -> str:
+    nxt = toks[i + 1].text if i + 1 < len(toks) and toks[i + 1].kind == "word" else ""
+    prev = toks[i - 1].text if i > 0 and toks[i - 1].kind == "number" and _month(toks, i) else ""
+    return " ".join(w for w in (prev, toks[i].text, nxt) if w)
+
+
+# --- actors --------------------------------------------------------------------------------------
+
+
+def _actor(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
+    """The subject of a modal verb replaced by words that the other sentence never uses."""
+    sk, ck = [t.key for t in stoks], [t.key for t in ctoks]
+    s_all, c_all = set(sk), set(ck)
+    s_modal = {m.pos for m in _modals(stoks)}
+    c_modal = {m.pos for m in _modals(ctoks)}
+    sm = difflib.SequenceMatcher(a=sk, b=ck, autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag != "replace" or i2 - i1 > 4 or j2 - j1 > 4:
+            continue
+        s_new = [stoks[i] for i in range(i1, i2) if stoks[i].content and stoks[i].kind == "word"]
+        c_new = [ctoks[j] for j in range(j1, j2) if ctoks[j].content and ctoks[j].kind == "word"]
+        # An actor is a noun phrase: a modal, or a participle ("intended", "meant"), is a rewording instead.
+        if not s_new or not c_new or any(t.text.lower() in _MODALS for t in s_new + c_new) \
+                or all(_participle(t.text) for t in s_new) or all(_participle(t.text) for t in c_new):
+            continue
+        if not {t.key for t in s_new} - c_all or not {t.key for t in c_new} - s_all:
+            continue
+        # Subject position: the first modal after the replaced words, with no clause break in between.
+        if _before_modal(stoks, i2, s_modal) and _before_modal(ctoks, j2, c_modal):
+            return Conflict("actor", f"the source names {_np(stoks, i1, i2)}, the claim {_np(ctoks, j1, j2)}",
+                            tuple(t.key for t in c_new))
+    return None
+
+
+def _participle(word: str) -> bool:
+    low = word.lower()
+    return low.endswith(("ed", "ing")) or low in {"meant", "made", "given", "taken", "done", "held", "set"}
+
+
+def _before_modal(toks: list[Token], end: int, modals: set[int]) -> bool:
+    for k in range(end, min(len(toks), end + 8)):
+        if k in modals:
+            return True
+        if toks[k].kind == "punct":
+            return False
+    return False
+
+
+def _np(toks: list[Token], a: int, b: int) -> str:
+    words = [t.text for t in toks[a:b] if t.kind == "word"]
+    if a > 0 and toks[a - 1].text.lower() in {"the", "a", "an"}:
+        words.insert(0, toks[a - 1].text.lower())
+    return "“" + " ".join(words) + "”"
+
+
+# --- conditions ----------------------------------------------------------------------------------
+
+
+def _conditions(toks: list[Token]) -> list[tuple[int, int, str]]:
+    """(start, end, marker) of each condition clause: a marker at a clause start, up to the next break."""
+    low = [t.text.lower() for t in toks]
+    out = []
+    for i in range(len(toks)):
+        for marker in _CONDITIONS:
+            if tuple(low[i:i + len(marker)]) != marker:
+                continue
+            opens = i == 0 or toks[i - 1].text in _CLAUSE_OPEN or (marker[0] in {"unless", "except", "provided"})
+            if not opens:
+                continue
+            j = i + len(marker)
+            while j < len(toks) and toks[j].text not in {",", ";", ".", ":"}:
+                j += 1
+            out.append((i, j, " ".join(marker)))
+            break
+    return out
+
+
+def _condition(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
+    """A condition clause of the source whose words the claim neither keeps in place nor restates."""
+    c_keys = {t.key for t in ctoks if t.content}
+    aligned: set[int] = set()
+    for i, _, size in difflib.SequenceMatcher(a=[t.key for t in stoks], b=[t.key for t in ctoks],
+                                               autojunk=False).get_matching_blocks():
+        aligned.update(range(i, i + size))
+    # A condition of a norm: the sentence has a modal verb ("where she honed her songs" in a narrative is a place).
+    if not _modals(stoks):
+        return None
+    for a, b, marker in _conditions(stoks):
+        words = [k for k in range(a, b) if stoks[k].content and stoks[k].kind == "word"
+                 and stoks[k].text.lower() not in marker.split()]
+        if not words:
+            continue
+        kept = sum(k in aligned for k in words) / len(words)
+        restated = len({stoks[k].key for k in words} & c_keys) / len({stoks[k].key for k in words})
+        if kept < 0.5 and restated < 0.75:
+            text = " ".join(t.text for t in stoks[a:b] if t.kind != "punct")
+            if len(text) > 70:
+                text = text[:67].rsplit(" ", 1)[0] + " …"
+            return Conflict("condition", f"the claim drops the source's condition “{text}”")
+    return None
+
+
+def conflicts(sentence: str, claim: str) -> list[Conflict]:
+    """What in ``sentence`` states otherwise than ``claim`` (empty when nothing does)."""
+    stoks, ctoks = _words(sentence), _words(claim)
+    found = []
+    for judge in (_modality, _negation, _numbers, _actor, _condition):
+        c = judge(stoks, ctoks)
+        if c is not None:
+            found.append(c)
+    # A negation found both ways (modal and plain) is one conflict.
+    kinds = [c.kind for c in found]
+    if kinds.count("negation") > 1:
+        found.remove(next(c for c in found[::-1] if c.kind == "negation"))
+    return found
+
+
+def find(claim: str, texts: Sequence[str], *, min_about: float = MIN_ABOUT) -> Contradiction | None:
+    """The sentence of ``texts`` the claim is about, when it states otherwise; ``None`` otherwise.
+
+    The claim's closest sentences (by :func:`about`) are judged; an actor that differs is left out of the
+    claim's words when measuring how close a sentence is (it is the conflict, not a sign of another topic).
+    A sentence as close that states the same thing clears the claim.
+
+    >>> c = find("Deployers must use the system for other purposes.",
+    ...          ["Providers shall keep logs. Deployers must not use the system for other purposes."])
+    >>> c.quote, c.reason
+    ('Deployers must not use the system for other purposes.', 'the source says “must not”, the claim “must”')
+    """
+    ck = _about_keys(_words(claim))
+    judged = []
+    for share, f1, n, s, e in best_sentences(claim, texts):
+        found = conflicts(texts[n][s:e], claim)
+        swapped = {w for c in found if c.kind == "actor" for w in c.words} & ck
+        if swapped:
+            share = share * len(ck) / (len(ck) - len(swapped)) if len(ck) > len(swapped) else 0.0
+        judged.append((min(share, 1.0), f1, n, s, e, found))
+    if not judged:
+        return None
+    judged.sort(key=lambda r: (-r[0], -r[1], bool(r[5])))
+    share, f1, n, s, e, found = judged[0]
+    if not found or share < min_about:
+        return None
+    if any(not r[5] and r[0] >= share and r[1] >= f1 - 0.1 for r in judged[1:]):
+        return None  # another sentence, as close to the claim, says the same thing
+    return Contradiction(n, s, e, texts[n][s:e], round(share, 4), found)
+
+
+@dataclass
+class Support:
+    """The sentence ``text[start:end]`` of source ``source`` that states the claim in other words: it holds
+    ``about`` of the claim's content words, every number and month of it, the same modal forces and
+    polarity, and nothing in it conflicts."""
+
+    source: int
+    start: int
+    end: int
+    quote: str
+    about: float
+
+
+def support(claim: str, texts: Sequence[str], *, min_about: float = MIN_SUPPORT) -> Support | None:
+    """The sentence of ``texts`` that restates the claim, when the closest one does; ``None`` otherwise.
+
+    >>> support("Every three years, the registration must be renewed.",
+    ...         ["Operators register first. Registration shall be renewed every three years."]).quote
+    'Registration shall be renewed every three years.'
+    """
+    ranked = best_sentences(claim, texts)
+    if not ranked or ranked[0][0] < min_about:
+        return None
+    share, _, n, s, e = ranked[0]
+    sentence = texts[n][s:e]
+    stoks, ctoks = _words(sentence), _words(claim)
+    if conflicts(sentence, claim):
+        return None
+    s_keys = {t.key for t in stoks}
+    if any((t.kind == "number" or _month(ctoks, i)) and t.key not in s_keys for i, t in enumerate(ctoks)):
+        return None
+    # The same forces, read without alignment: a reworded "must not" is not supported by "must".
+    s_forces = {m.force.replace("not-may", "not-must") for m in _modals(stoks)}
+    c_forces = {m.force.replace("not-may", "not-must") for m in _modals(ctoks)}
+    if not c_forces <= s_forces:
+        return None
+    s_neg = any(_is_neg(stoks, i) or t.key in IMPLICIT_NEGATIVES for i, t in enumerate(stoks))
+    c_neg = any(_is_neg(ctoks, i) for i in range(len(ctoks)))
+    if c_neg and not s_neg:
+        return None
+    return Support(n, s, e, sentence, round(share, 4))
+
+
+def best_sentences(claim: str, texts: Sequence[str], k: int = 5) -> list[tuple[float, float, int, int, int]]:
+    """The ``k`` sentences the claim is most about: (about, share of the sentence's words in the claim,
+    text index, start, end), closest first."""
+    from anchor_core.anchoring import source_index  # anchoring imports this module's users
+
+    ctoks = _words(claim)
+    ck = _about_keys(ctoks)
+    n_content = len(ck) + sum(t.kind == "number" or _month(ctoks, i) for i, t in enumerate(ctoks))
+    if len(ck) < 2 or n_content < MIN_CLAIM_KEYS:
+        return []
+    scored = []
+    for n, text in enumerate(texts):
+        idx = source_index(text)
+        for sent, keys in zip(idx.sentences, _sentence_about_keys(idx)):
+            shared = len(ck & keys)
+            if shared:
+                scored.append((shared / len(ck), shared / max(len(keys), 1), n, sent.start, sent.end))
+    scored.sort(key=lambda r: (-r[0], -r[1]))
+    return scored[:k]
+
+
+def _sentence_about_keys(idx) -> list[set[str]]:  # type: ignore[no-untyped-def]
+    cache = getattr(idx, "_about_keys", None)
+    if cache is None:
+        cache = [_about_keys(_words(s.text)) for s in idx.sentences]
+        idx._about_keys = cache
+    return cache
