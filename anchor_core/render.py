@@ -115,8 +115,7 @@ def header(r: Report) -> list[tuple[str, str]]:
     if r.kind == "verify":
         rows.append(("sources", ", ".join(f"{s.label} sha256 {s.unit_sha256[:16]}…" for s in r.sources) or "—"))
     n = len(r.claims)
-    a = r.assessment()
-    rows.append(("result", a.headline))
+    a = r.assessment()  # the headline itself stands above these rows in every format
     if not r.refused:
         rows += [("quotes", a.faithfulness.text), ("relevance", a.relevance.text), ("support", a.support.text)]
     latest = r.latest_reviews

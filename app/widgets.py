@@ -185,6 +185,13 @@ def show_ask_run(run: Report, store, *, key: str = "ask") -> None:
     if rep.refused:
         headline(rep)
         refusal_card(rep)
+        if rep.claims:  # an answer drafted and refused because no claim held: show why each failed
+            st.markdown("**The drafted claims, none supported**")
+            for c in rep.claims:
+                line = f"- {R.STATUS_BADGE[c.status]} {md_escape(c.text, inline=True)}"
+                if c.contradiction is not None:
+                    line += f" — the source says: “{md_escape(c.contradiction.quote, inline=True)}”"
+                st.markdown(line)
     else:
         metrics(run)
         left, right = st.columns([5, 6], gap="large")

@@ -164,3 +164,17 @@ def test_restated_needs_every_number_and_the_same_polarity():
     assert contradiction.support("Every three years, the registration must be renewed.", src) is not None
     assert contradiction.support("Every three years, the registration must not be renewed.", src) is None
     assert contradiction.support("Every five years, the registration must be renewed.", src) is None
+
+
+def test_an_answer_whose_every_claim_is_contradicted_is_refused_showing_them(tmp_path):
+    store = drone_store(tmp_path / "c.db")
+    with FakeLLM() as fake:
+        fake.replies = ["Drone operators shall fly over assemblies of people [1].", "not json"]
+        cfg = LLMConfig("openai-compatible", fake.url, "k", "big", "small", timeout=5.0, retries=1)
+        r = ask("What must drone operators do during a flight?", store=store, embedder=HashEmbedder(),
+                corpus="drones", settings=AskSettings(), llm=LLM(HTTPChatClient(cfg), cfg.writer_model,
+                                                                 cfg.judge_model))
+    assert r.refused and r.reason_code == "all_unsupported", r.reason
+    assert "1 contradicted" in r.reason
+    [c] = r.claims  # the refused draft keeps its claims, so a reviewer sees what the sources say
+    assert c.verdict == "contradicted" and A5[c.contradiction.start:c.contradiction.end] == c.contradiction.quote

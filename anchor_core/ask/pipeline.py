@@ -257,11 +257,12 @@ def rewrite_query(question: str) -> str:
 
 
 def _refusal(question, corpus, info_version, run: _Run, code: str, reason: str, *, sources, gate, models,
-             settings, t_all, threshold: float) -> Report:
+             settings, t_all, threshold: float, claims: list[CheckedClaim] | None = None) -> Report:
     t = time.perf_counter()
     run.emit("report", f"refused: {reason}", t0=t, decision="refuse", code=code)
     return Report(kind="ask", question=question, corpus=corpus, corpus_version=info_version, refused=True,
                   reason=reason or REFUSAL_TEXT.get(code, ""), reason_code=code, sources=sources, gate=gate,
+                  claims=claims or [],
                   trace=run.events, models=models, threshold=threshold, settings=settings.model_dump(),
                   notes=run.notes, timings_ms={"total": round((time.perf_counter() - t_all) * 1000, 1)})
 
@@ -330,9 +331,13 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
     claims, models["decomposer"] = _decompose(draft, run, llm=llm)
     checked = _anchor(claims, sources, units, run, scorer=scorer)
     if s.verify and checked and not any(c.supported for c in checked):
+        # The failed claims stay in the refusal, so a reviewer sees which ones the sources contradict.
+        verdicts = ", ".join(f"{n} {v.replace('_', ' ')}" for v in ("contradicted", "not_found")
+                             if (n := sum(c.verdict == v for c in checked)))
         return _refusal(question, corpus, info.version, run, "all_unsupported",
-                        f"{REFUSAL_TEXT['all_unsupported']} ({len(checked)} checked)", sources=sources,
-                        gate=decision, models=models, settings=s, t_all=t_all, threshold=scorer.threshold)
+                        f"{REFUSAL_TEXT['all_unsupported']} ({len(checked)} checked: {verdicts})", sources=sources,
+                        gate=decision, models=models, settings=s, t_all=t_all, threshold=scorer.threshold,
+                        claims=checked)
     t = time.perf_counter()
     bad = sum(not c.supported for c in checked)
     run.emit("report", f"checked {count(len(checked), 'statement')}, {bad} not supported", t0=t,
