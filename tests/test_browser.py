@@ -3,6 +3,7 @@ driven by Playwright, the demo question asked, the anchored quote seen, a screen
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -11,12 +12,14 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from anchor_core.reports import ReportStore
 from tests import app_support as A
+from tests.conftest import REPO
 
 pytestmark = pytest.mark.browser
 CHROMIUM = Path("/usr/bin/chromium")
@@ -44,6 +47,30 @@ def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> None
     raise AssertionError(f"the dashboard did not answer at {url} within {timeout}s")
 
 
+@contextlib.contextmanager
+def running(argv: list[str], port: int, env: dict[str, str], cwd: Path | None = None) -> Iterator[str]:
+    """The dashboard started by ``argv`` in its own process group, healthy at the yielded URL, and
+    stopped (the whole group: `anchor dashboard` and its streamlit child) afterwards."""
+    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc)
+        yield url
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+def streamlit_argv(port: int, *extra: str) -> list[str]:
+    """``streamlit run`` on the checkout's app, headless on ``127.0.0.1:port``."""
+    return [sys.executable, "-m", "streamlit", "run", str(REPO / "app" / "main.py"), "--server.port", str(port),
+            "--server.address", "127.0.0.1", "--server.headless", "true", *extra]
+
+
 @pytest.fixture
 def server(tmp_path):
     A.ingest_aiact()  # hash embedder, into the test's ANCHOR_HOME
@@ -51,18 +78,8 @@ def server(tmp_path):
     anchor = shutil.which("anchor")
     cmd = [anchor] if anchor else [sys.executable, "-m", "anchor_core.cli"]
     env = {**os.environ, "ANCHOR_EMBEDDER": "hash", "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    proc = subprocess.Popen([*cmd, "dashboard", "--port", str(port), "--no-browser"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, proc)
+    with running([*cmd, "dashboard", "--port", str(port), "--no-browser"], port, env) as url:
         yield url
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)  # the process group we started: anchor and its streamlit child
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
 
 
 def test_ask_the_demo_question_in_a_real_browser(server, tmp_path):

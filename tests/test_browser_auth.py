@@ -5,16 +5,13 @@ headers without it leave the visitor anonymous with public documents only."""
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
 
 import pytest
 
 from tests import app_support as A
 from tests.conftest import REPO
 from tests.test_access import SECRET, _corpus
-from tests.test_browser import ARGS, CHROMIUM, _free_port, _wait_healthy
+from tests.test_browser import ARGS, CHROMIUM, _free_port, running, streamlit_argv
 
 pytestmark = pytest.mark.browser
 
@@ -25,20 +22,8 @@ def proxy_server(tmp_path):
     port = _free_port()
     env = {**os.environ, "ANCHOR_EMBEDDER": "hash", "ANCHOR_AUTH": "proxy", "ANCHOR_AUTH_PROXY_SECRET": SECRET,
            "PYTHONPATH": str(REPO), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(REPO / "app" / "main.py"),
-                             "--server.port", str(port), "--server.address", "127.0.0.1",
-                             "--server.headless", "true"], cwd=REPO, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, proc)
+    with running(streamlit_argv(port), port, env, cwd=REPO) as url:
         yield url
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)  # the process group we started
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
 
 
 def test_proxy_headers_sign_in_only_with_the_secret(proxy_server, tmp_path):

@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import signal
-import subprocess
-import sys
 
 import pytest
 
@@ -17,7 +14,7 @@ from tests import app_support as A
 from tests.conftest import REPO
 from tests.fake_oidc import FakeOIDC
 from tests.test_access import _corpus
-from tests.test_browser import ARGS, CHROMIUM, _free_port, _wait_healthy
+from tests.test_browser import ARGS, CHROMIUM, _free_port, running, streamlit_argv
 
 pytestmark = pytest.mark.browser
 
@@ -40,21 +37,8 @@ def oidc_server(tmp_path):
                "ANCHOR_AUTH_GROUPS_CLAIM": "roles.anchor", "PYTHONPATH": str(REPO),
                "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
                "AUTHLIB_INSECURE_TRANSPORT": "1"}  # the test provider speaks plain HTTP on 127.0.0.1
-        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(REPO / "app" / "main.py"),
-                                 "--server.port", str(port), "--server.address", "127.0.0.1",
-                                 "--server.headless", "true", "--secrets.files", str(secrets_file)],
-                                cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                start_new_session=True)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            _wait_healthy(url, proc)
+        with running(streamlit_argv(port, "--secrets.files", str(secrets_file)), port, env, cwd=tmp_path) as url:
             yield url, idp
-        finally:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
 
 
 def test_st_login_round_trip_gives_the_groups_of_the_id_token(oidc_server, tmp_path):
