@@ -383,12 +383,15 @@ class ScopedStore:
 
     # -- reads by id ---------------------------------------------------------------------------
 
-    def get_chunks(self, corpus: str, chunk_ids: list[str]) -> dict[str, Chunk]:
-        found = self.inner.get_chunks(corpus, chunk_ids)
+    def _only_visible(self, corpus: str, found: dict[str, Any]) -> dict[str, Any]:
+        """``found`` (id → chunk or unit) without what lies in a document the viewer may not read."""
         if not self.restricted:
             return found
         docs = self.visible_documents(corpus)
-        return {k: c for k, c in found.items() if c.doc_id in docs}
+        return {k: x for k, x in found.items() if x.doc_id in docs}
+
+    def get_chunks(self, corpus: str, chunk_ids: list[str]) -> dict[str, Chunk]:
+        return self._only_visible(corpus, self.inner.get_chunks(corpus, chunk_ids))
 
     def unit_chunks(self, corpus: str, unit_id: str, filters: Filters) -> list[Chunk]:
         return self.units_chunks(corpus, [unit_id], filters)[unit_id]
@@ -401,11 +404,7 @@ class ScopedStore:
         return {u: [c for c in cs if c.doc_id in docs] for u, cs in found.items()}
 
     def get_units(self, corpus: str, unit_ids: list[str]) -> dict[str, Unit]:
-        found = self.inner.get_units(corpus, unit_ids)
-        if not self.restricted:
-            return found
-        docs = self.visible_documents(corpus)
-        return {k: u for k, u in found.items() if u.doc_id in docs}
+        return self._only_visible(corpus, self.inner.get_units(corpus, unit_ids))
 
     def unit_ids(self, corpus: str, documents: list[str] | None = None) -> list[str]:
         if not self.restricted:
