@@ -74,12 +74,13 @@ def check(claims: Sequence[Claim], sources: Sequence[Source], *, scorer: Scorer,
             atoms.append(Atom(text=part, supported=a.supported, anchor=_anchor(src, a, units),
                               reasons=list(a.reasons)))
         claim = _claim(c, atoms, wrong, cited, by_n)
-        against = contradiction.find(c.text, [s.text for s in pool],
+        texts = [s.text for s in pool]
+        against = contradiction.find(c.text, texts,
                                      min_about=contradiction.MIN_ABOUT if min_about is None else min_about)
         if against is not None:
             claim = _contradicted(claim, pool[against.source], against, units)
         elif claim.verdict != "supported":
-            restated = contradiction.support(c.text, [s.text for s in pool], min_about=contradiction.MIN_SUPPORT
+            restated = contradiction.support(c.text, texts, min_about=contradiction.MIN_SUPPORT
                                              if min_support is None else min_support)
             if restated is not None:
                 claim = _restated(claim, pool[restated.source], restated, units)
@@ -141,13 +142,7 @@ def _best(claim: str, sources: list[Source], scorer: Scorer, embedder: Embedder 
 
 
 def _anchor(src: Source, a: Anchor, units: Mapping[str, str] | None) -> ClaimAnchor:
-    start, end = src.start + a.start, src.start + a.end
-    text = (units or {}).get(src.unit_id)
-    if text is not None and text[start:end] != a.quote:
-        raise RuntimeError(f"anchor offsets [{start}:{end}] do not point at the quote in {src.unit_id}")
-    return ClaimAnchor(source=src.n, unit_id=src.unit_id, part=src.part, doc_id=src.doc_id, page=src.page,
-                       quote=a.quote, start=start, end=end, score=a.score, method=a.method, threshold=a.threshold,
-                       unit_sha256=src.unit_sha256, flags=list(a.flags))
+    return _sentence_anchor(src, a.start, a.end, a.quote, a.score, a.method, a.threshold, list(a.flags), units)
 
 
 def _claim(c: Claim, atoms: list[Atom], wrong: list[Source], cited: list[Source],
