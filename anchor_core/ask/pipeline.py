@@ -28,7 +28,7 @@ from anchor_core.anchoring import InputError, decompose
 from anchor_core.ask import answerable as answerable_mod
 from anchor_core.ask import gate as gate_mod
 from anchor_core.ask.llm import ChatClient, LLMAuthError, LLMConfig, LLMError, make_client
-from anchor_core.ask.question import analyse
+from anchor_core.ask.question import QuestionAnalysis, analyse
 from anchor_core.ask.relevance import relevance
 from anchor_core.ask.writers import Draft, DraftClaim, ExtractiveWriter, LLMWriter, llm_decompose, llm_judge
 from anchor_core.check import check
@@ -207,14 +207,14 @@ def _retrieve(question: str, run: _Run, *, store, embedder, info: CorpusInfo, se
 
 
 def _gate(question: str, hits, units, qvec, vecs, run: _Run, *, store, info: CorpusInfo, settings: AskSettings,
-          weights: dict[str, float], llm: LLM | None) -> GateDecision:
+          weights: dict[str, float], llm: LLM | None, analysis: QuestionAnalysis) -> GateDecision:
     t = time.perf_counter()
     sig = gate_mod.signals(question, hits, store=store, corpus=info.name, filters=settings.retrieval().filters,
                            qvec=qvec, hit_vectors=vecs, total=info.chunks,
                            weights={w: weights[w] for w in gate_mod.content_terms(question)})
     profile = gate_mod.gate_profile(info.adapter)
     dense = float(max(vecs @ qvec)) if qvec is not None and vecs is not None and len(vecs) else 0.0
-    found = answerable_mod.assess(question, hits, weights=weights, dense=dense)
+    found = answerable_mod.assess(question, hits, weights=weights, dense=dense, analysis=analysis)
     d = gate_mod.decide(sig, hits=hits, model=profile, answerability=found)
     if d.verdict == "borderline" and llm is None and "tied" in d.signals:
         d.verdict = "weak"  # the answerability threshold was fitted offline; no offline rule overrides it
@@ -293,13 +293,14 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
     weights = gate_mod.term_weights(store, corpus, gate_mod.content_terms(question), s.retrieval().filters,
                                     max(info.chunks, 1))
     # the answerability test also weighs the focus words that content_terms keeps out ("long", "days")
-    extra = [p for p in analyse(question).parts if p not in weights]
+    qa = analyse(question)  # the asked kind and focus: the answerability test and the relevance check share it
+    extra = [p for p in qa.parts if p not in weights]
     gate_weights = {**weights, **gate_mod.term_weights(store, corpus, extra, s.retrieval().filters,
                                                        max(info.chunks, 1))}
     decision: GateDecision | None = None
     if s.gate:
         decision = _gate(question, hits, units, qvec, vecs, run, store=store, info=info, settings=s,
-                         weights=gate_weights, llm=llm)
+                         weights=gate_weights, llm=llm, analysis=qa)
         if decision.verdict == "weak" and s.rewrite and decision.code != "term_missing":
             t = time.perf_counter()
             q2 = rewrite_query(question)
@@ -307,7 +308,7 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
             hits2, units2, rel2, qvec2, vecs2 = _retrieve(q2, run, store=store, embedder=embedder, info=info,
                                                           settings=s, label="second try: ")
             d2 = _gate(question, hits2, units2, qvec2, vecs2, run, store=store, info=info, settings=s,
-                       weights=gate_weights, llm=llm)
+                       weights=gate_weights, llm=llm, analysis=qa)
             if d2.verdict == "pass" or d2.score > decision.score:
                 hits, units, rel, decision = hits2, units2, rel2, d2
         if decision.verdict in ("weak", "refuse"):
@@ -342,7 +343,7 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
     bad = sum(not c.supported for c in checked)
     run.emit("report", f"checked {count(len(checked), 'statement')}, {bad} not supported", t0=t,
              decision="answer" if not bad else "answer_with_flags")
-    rel = relevance(question, [c.text for c in checked], weights=gate_weights, embedder=embedder)
+    rel = relevance(question, [c.text for c in checked], weights=gate_weights, embedder=embedder, analysis=qa)
     return Report(kind="ask", question=question, corpus=corpus, corpus_version=info.version, refused=False,
                   answer=draft.answer, claims=checked, relevance=rel, sources=sources, gate=decision, trace=run.events,
                   models=models, threshold=scorer.threshold, settings=s.model_dump(), notes=run.notes,

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from anchor_core.ask.answerable import ACCEPTS, KIND_NOUN
-from anchor_core.ask.question import analyse, expressions, has_number
+from anchor_core.ask.question import QuestionAnalysis, analyse, expressions, has_number
 from anchor_core.embeddings import Embedder
 from anchor_core.report import Relevance
 from anchor_core.scorers.text import stem
@@ -33,7 +33,7 @@ MIN_COSINE = 0.5
 
 def relevance(question: str, claims: Sequence[str], *, weights: dict[str, float] | None = None,
               embedder: Embedder | None = None, min_focus: float = MIN_FOCUS,
-              min_cosine: float = MIN_COSINE) -> Relevance:
+              min_cosine: float = MIN_COSINE, analysis: QuestionAnalysis | None = None) -> Relevance:
     """Check ``claims`` (their texts, in report order) against ``question``.
 
     >>> r = relevance("How long must deployers keep the logs?",
@@ -43,7 +43,7 @@ def relevance(question: str, claims: Sequence[str], *, weights: dict[str, float]
     >>> relevance("How long must deployers keep the logs?", ["Deployers shall keep the logs."]).reason
     'the answer is about deployers keep logs but states no period or deadline'
     """
-    a = analyse(question)
+    a = analysis or analyse(question)
     parts = a.parts if weights is None else [p for p in a.parts if weights.get(p)]
     idf = {p: (weights.get(p, 1.0) if weights else 1.0) for p in parts}
     total = sum(idf.values())
