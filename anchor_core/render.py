@@ -96,7 +96,7 @@ def export(report: Report, fmt: str) -> bytes:
 # -- the facts every format shows -------------------------------------------------------------
 
 
-def header(r: Report) -> list[tuple[str, str]]:
+def header(r: Report, a: Assessment | None = None) -> list[tuple[str, str]]:
     rows = [("run", r.id or "not saved"), ("kind", r.kind), ("created", r.created_at)]
     if r.kind == "ask":
         rows.append(("corpus", f"{r.corpus} (version {r.corpus_version or 'unknown'})"))
@@ -115,7 +115,7 @@ def header(r: Report) -> list[tuple[str, str]]:
     if r.kind == "verify":
         rows.append(("sources", ", ".join(f"{s.label} sha256 {s.unit_sha256[:16]}…" for s in r.sources) or "—"))
     n = len(r.claims)
-    a = r.assessment()  # the headline itself stands above these rows in every format
+    a = a or r.assessment()  # the headline itself stands above these rows in every format
     if not r.refused:
         rows += [("quotes", a.faithfulness.text), ("relevance", a.relevance.text), ("support", a.support.text)]
     latest = r.latest_reviews
@@ -242,15 +242,14 @@ def to_markdown(r: Report, *, record: bool = True) -> str:
     """The report as Markdown, every text from the run escaped; ``record=False`` leaves out the embedded
     record (for reading in a terminal)."""
     m = md_escape
-    out = [f"# {m(r.title, inline=True)}", "", f"**{STATE_MARK[r.assessment().state]} "
-           f"{m(r.assessment().headline, inline=True)}**", ""]
-    out += [f"- **{k}**: {m(v, inline=True)}" for k, v in header(r)]
+    a = r.assessment()
+    out = [f"# {m(r.title, inline=True)}", "", f"**{STATE_MARK[a.state]} {m(a.headline, inline=True)}**", ""]
+    out += [f"- **{k}**: {m(v, inline=True)}" for k, v in header(r, a)]
     out.append("")
     if r.refused:
         out += ["## Refused", "", f"{m(r.reason)} ({md_code(str(r.reason_code))})", ""]
     else:
         out += ["## Answer", "", m(r.answer.strip()), ""]
-    a = r.assessment()
     if r.claims:
         out += ["## Claims", ""]
         for i, c in enumerate(r.claims, 1):
@@ -312,7 +311,7 @@ def to_html(r: Report) -> str:
     e = html.escape
     a = r.assessment()
     parts = [f"<h1>{e(r.title)}</h1><p class='headline {a.state}'>{e(STATE_MARK[a.state])} {e(a.headline)}</p><dl>"]
-    parts += [f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in header(r)]
+    parts += [f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in header(r, a)]
     parts.append("</dl>")
     if r.refused:
         parts.append(f"<div class='refused'><h2>Refused</h2><p>{e(r.reason)} "
@@ -404,7 +403,7 @@ def to_pdf(r: Report, *, font: Path | None | str = "auto") -> bytes:
     pdf.ln(1)
     para(a.headline, 11.5, "B", {"verified": (23, 105, 46), "unconfirmed": (154, 98, 0)}.get(a.state, (161, 17, 17)))
     pdf.ln(2)
-    for k, v in header(r):
+    for k, v in header(r, a):
         para(f"{k}: {v}", 9, color=(80, 80, 80))
     pdf.ln(3)
     if r.refused:

@@ -14,6 +14,7 @@ import resources as R
 import streamlit as st
 
 from anchor_core import access, workspace
+from anchor_core.assessment import Assessment
 from anchor_core.report import Report
 from anchor_core.safe import md_code, md_escape
 from anchor_core.text import count
@@ -124,18 +125,19 @@ RELEVANCE_METRIC = {"addressed": "addressed", "not_addressed": "not addressed", 
                     "no_question": "no question"}
 
 
-def claim_label(run: Report, index: int) -> str:
+def claim_label(run: Report, index: int, a: Assessment | None = None) -> str:
     """Claim ``index`` (1-based) for a picker: its badge (a reviewer's rejection or request for work over
-    the automatic verdict, an acceptance beside it) and its text."""
-    c, s = run.claims[index - 1], run.assessment().claims[index - 1]
+    the automatic verdict, an acceptance beside it) and its text. ``a``: the run's assessment, when the
+    caller has it (a picker labels every claim on every rerun)."""
+    c, s = run.claims[index - 1], (a or run.assessment()).claims[index - 1]
     icon = REVIEW_ICON.get(s.review or "", STATUS_ICON[c.status])
     mark = f" · {md_escape(s.label, inline=True)}" if s.review else ""
     return f"{icon} {index}. {_snippet(c.text, 160)}{mark}"
 
 
-def claim_badge(run: Report, index: int) -> str:
+def claim_badge(run: Report, index: int, a: Assessment | None = None) -> str:
     """The claim's badges: the reviewer's mark overrides the automatic verdict, which stays beside it."""
-    c, s = run.claims[index - 1], run.assessment().claims[index - 1]
+    c, s = run.claims[index - 1], (a or run.assessment()).claims[index - 1]
     who = md_escape(s.reviewer, inline=True)
     if s.review == "rejected":
         return f":red-badge[:material/thumb_down: rejected by {who}] automatic: {R.STATUS_BADGE[c.status]}"
@@ -146,9 +148,9 @@ def claim_badge(run: Report, index: int) -> str:
     return R.STATUS_BADGE[c.status]
 
 
-def headline(run: Report) -> None:
+def headline(run: Report, a: Assessment | None = None) -> None:
     """The run's honest state in one line, coloured by it, with the three checks beneath."""
-    a = run.assessment()
+    a = a or run.assessment()
     # Markdown in a box, not st.error: an alert is how the pages say that an action failed.
     color, icon = HEADLINE_STYLE[a.state]
     box = st.container(border=True)
@@ -162,8 +164,8 @@ def headline(run: Report) -> None:
 
 def metrics(run: Report) -> None:
     """The headline, then the counts: the run's state first, never a bare 'verified' percentage."""
-    headline(run)
     a = run.assessment()
+    headline(run, a)
     claims = run.claims
     cols = st.columns([3, 3, 1, 1, 1.3, 1.1, 1.1])  # the two states are words, the rest counts
     cols[0].metric("Result", a.short)
@@ -201,8 +203,9 @@ def show_ask_run(run: Report, store, *, key: str = "ask") -> None:
                 st.markdown(md_escape(rep.answer))
             claims = run.claims
             if claims:
+                a = run.assessment()
                 pick = st.radio("Claims — select one to see its evidence", range(len(claims)),
-                                format_func=lambda i: claim_label(run, i + 1), key=f"{key}_claim_{run.id}")
+                                format_func=lambda i: claim_label(run, i + 1, a), key=f"{key}_claim_{run.id}")
             else:
                 pick = None
         with right:
@@ -247,8 +250,9 @@ def claim_evidence(run: Report, index: int, store=None) -> None:
     """Claim ``index`` (1-based): its verdict, its quote highlighted inside the surrounding source text,
     and the facts. Ask runs read the unit from the store; verify runs the source saved with the run."""
     c = run.claims[index - 1]
-    cs = run.assessment().claims[index - 1]
-    st.markdown(f"**Claim {index}** {claim_badge(run, index)}")
+    assessed = run.assessment()
+    cs = assessed.claims[index - 1]
+    st.markdown(f"**Claim {index}** {claim_badge(run, index, assessed)}")
     st.markdown(f"> {md_escape(c.text, inline=True)}")
     if cs.review in ("rejected", "needs_work") and cs.comment:
         st.caption(f"Reviewer {md_escape(cs.reviewer, inline=True)}: {md_escape(cs.comment, inline=True)}")

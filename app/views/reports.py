@@ -122,8 +122,10 @@ else:
         c1, c2 = st.columns([5, 6], gap="large")
         with c1:
             options: list[int] = list(range(len(shown)))
+            assessed = run.assessment()  # once, not once per claim label
             pick = st.radio("Claims — select one to see its evidence", options,
-                            format_func=lambda i: W.claim_label(run, i + 1), key=f"review_vclaim_{run.id}")
+                            format_func=lambda i: W.claim_label(run, i + 1, assessed),
+                            key=f"review_vclaim_{run.id}")
         with c2:
             W.claim_evidence(run, (pick or 0) + 1)
 

@@ -88,8 +88,10 @@ if run is not None and run.kind == "verify":
     if claims:
         c1, c2 = st.columns([5, 6], gap="large")
         with c1:
+            assessed = run.assessment()  # once, not once per claim label
             pick = st.radio("Claims — select one to see its evidence", range(len(claims)),
-                            format_func=lambda i: W.claim_label(run, i + 1), key=f"verify_claim_{run.id}")
+                            format_func=lambda i: W.claim_label(run, i + 1, assessed),
+                            key=f"verify_claim_{run.id}")
         with c2:
             W.claim_evidence(run, pick + 1)
     if st.button("Review and export this run", icon=":material/rate_review:"):
