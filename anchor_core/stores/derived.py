@@ -139,6 +139,14 @@ class Derived:
         return [(int(self.rows[i]), float(scores[j])) for i, j in zip(at, top)]
 
 
+def _readable(path: Path) -> bool:
+    try:
+        Derived(path)
+    except (OSError, ValueError, KeyError):
+        return False
+    return True
+
+
 def _tmp(root: Path, version: str) -> Path:
     return root / f".tmp-{version}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
 
@@ -150,8 +158,8 @@ def write(root: Path, version: str, rows: np.ndarray, docs: Sequence[str], kinds
 
     ``lexical`` rows build a new tantivy index; ``patch_from`` = (an older version's directory,
     documents to drop) starts from that one's index instead and adds ``lexical`` to it. Returns
-    the final directory. If it already exists (another process built the same version), that one
-    is kept."""
+    the final directory. If a readable one already exists (another process built the same
+    version), that one is kept; a damaged one is replaced."""
     root.mkdir(parents=True, exist_ok=True)
     final = root / version
     tmp = _tmp(root, version)
@@ -181,9 +189,11 @@ def write(root: Path, version: str, rows: np.ndarray, docs: Sequence[str], kinds
         try:
             os.rename(tmp, final)
         except OSError:
-            if not (final / "meta.json").exists():
-                raise
-            shutil.rmtree(tmp, ignore_errors=True)  # built meanwhile by another process: same content
+            if _readable(final):
+                shutil.rmtree(tmp, ignore_errors=True)  # built meanwhile by another process: same content
+            else:  # a damaged folder of this version: set it aside (collected later), put ours in
+                os.rename(final, _tmp(root, f"{version}-damaged"))
+                os.rename(tmp, final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

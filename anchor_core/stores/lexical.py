@@ -47,8 +47,9 @@ def _schema() -> tantivy.Schema:
 
 
 def _writer(index: tantivy.Index) -> tantivy.IndexWriter:
-    # Two threads at most: the machines this runs on have few cores and other work on them.
-    return index.writer(heap_size=128_000_000, num_threads=max(1, min(2, os.cpu_count() or 1)))
+    # One indexing thread: documents land in segments in the order given, so equal scores come
+    # back in the same order from every build of the same chunks (two threads split them at random).
+    return index.writer(heap_size=256_000_000, num_threads=1)
 
 
 def _add(writer: tantivy.IndexWriter, rows: Iterable[Row]) -> None:
@@ -133,7 +134,7 @@ class LexicalIndex:
             exclude_kinds: chunks of these kinds are never returned.
 
         Returns:
-            Up to ``k`` pairs, higher score first; ties in index order.
+            Up to ``k`` pairs, higher score first; equal scores in row-id order.
         """
         tokens = self.tokens(terms)
         if not tokens or k <= 0 or (documents is not None and not documents):
@@ -151,4 +152,5 @@ class LexicalIndex:
             query = tantivy.Query.boolean_query([(tantivy.Occur.Must, query), *clauses])
         hits = self._searcher.search(query, limit=k, count=False).hits
         rows = self._searcher.fast_field_values("row", [addr for _, addr in hits])
-        return [(int(r), float(s)) for (s, _), r in zip(hits, rows) if r is not None]
+        out = [(int(r), float(s)) for (s, _), r in zip(hits, rows) if r is not None]
+        return sorted(out, key=lambda h: (-h[1], h[0]))  # equal scores: store order
