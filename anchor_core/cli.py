@@ -109,7 +109,7 @@ def cmd_upload(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     from tqdm import tqdm
 
-    from anchor_core.indexing import ingest
+    from anchor_core.indexing import EmbedRate, ingest
     from ingest import load_adapter_corpus
 
     if args.name in (None, "uploads"):
@@ -120,11 +120,15 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     parsed = load_adapter_corpus(args.name, path)
     corpus = args.corpus or args.name
     store = open_store(settings)
-    bar = tqdm(total=0, unit="chunk", desc=f"embedding {corpus}", file=sys.stderr, disable=args.quiet)
+    # tqdm's own rate would count the cached vectors that arrive at once; EmbedRate counts the model's.
+    bar = tqdm(total=0, unit="chunk", desc=f"embedding {corpus}", file=sys.stderr, disable=args.quiet,
+               bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} chunks [{elapsed}{postfix}]")
+    rate = EmbedRate()
 
     def progress(done: int, total: int) -> None:
         bar.total = total
         bar.n = done
+        bar.set_postfix_str(rate.update(done, total), refresh=False)
         bar.refresh()
 
     from anchor_core.embed_cache import CachedEmbedder
