@@ -14,17 +14,25 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from anchor_core.config import Settings
-from anchor_core.errors import AnchorError
+from anchor_core.errors import AnchorError, CorpusNotFound
 from anchor_core.scorers import DEFAULT_SCORER, SCORERS, scorer_help, scorer_names
 from anchor_core.stores import open_store
 
 DEFAULT_CORPUS = "aiact"
 
 
-def _embedder(settings: Settings):
-    from anchor_core.embeddings import make_embedder
+def _embedder(settings: Settings, store=None, corpus: str | None = None):
+    """The configured embedder, or (given a stored corpus) the model that corpus was embedded with."""
+    from anchor_core.embeddings import corpus_embedder, make_embedder
 
-    return make_embedder(settings.embedder)
+    configured = make_embedder(settings.embedder)
+    if store is None or corpus is None:
+        return configured
+    try:
+        recorded = store.corpus(corpus).embedder
+    except CorpusNotFound:
+        return configured
+    return corpus_embedder(configured, recorded)
 
 
 def _groups(args: argparse.Namespace) -> list[str]:
@@ -67,7 +75,7 @@ def cmd_upload(args: argparse.Namespace, settings: Settings) -> int:
     _regular_or_folder(path)
     t0 = time.perf_counter()
     store = open_store(settings)
-    embedder = CachedEmbedder(_embedder(settings), settings.home / "embedding-cache.db")
+    embedder = CachedEmbedder(_embedder(settings, store, args.corpus), settings.home / "embedding-cache.db")
     for line in _upload_estimates(path, embedder):
         print(line)
     bar = tqdm(total=0, unit="file", file=sys.stderr, disable=args.quiet, desc=f"uploading into {args.corpus}")
@@ -101,7 +109,7 @@ def cmd_upload(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     from tqdm import tqdm
 
-    from anchor_core.indexing import ingest
+    from anchor_core.indexing import EmbedRate, ingest
     from ingest import load_adapter_corpus
 
     if args.name in (None, "uploads"):
@@ -112,11 +120,15 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     parsed = load_adapter_corpus(args.name, path)
     corpus = args.corpus or args.name
     store = open_store(settings)
-    bar = tqdm(total=0, unit="chunk", desc=f"embedding {corpus}", file=sys.stderr, disable=args.quiet)
+    # tqdm's own rate would count the cached vectors that arrive at once; EmbedRate counts the model's.
+    bar = tqdm(total=0, unit="chunk", desc=f"embedding {corpus}", file=sys.stderr, disable=args.quiet,
+               bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} chunks [{elapsed}{postfix}]")
+    rate = EmbedRate()
 
     def progress(done: int, total: int) -> None:
         bar.total = total
         bar.n = done
+        bar.set_postfix_str(rate.update(done, total), refresh=False)
         bar.refresh()
 
     from anchor_core.embed_cache import CachedEmbedder
@@ -159,7 +171,7 @@ def cmd_retrieve(args: argparse.Namespace, settings: Settings) -> int:
                            groups=args.group)
     store = open_store(settings)
     store.corpus(args.corpus)  # fail on an unknown corpus before loading a model
-    embedder = None if args.mode == "bm25" else _embedder(settings)
+    embedder = None if args.mode == "bm25" else _embedder(settings, store, args.corpus)
     result = retrieve(args.question, store=store, embedder=embedder, corpus=args.corpus, settings=rs)
     if args.json:
         print(json.dumps({
@@ -394,8 +406,8 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     output = _output_path(args.output)
     store = open_store(settings)
     store.corpus(args.corpus)  # fail on an unknown corpus before loading a model
-    report = ask(args.question, store=store, embedder=_embedder(settings), corpus=args.corpus, settings=s,
-                 llm=_llm(settings, args.no_llm))
+    report = ask(args.question, store=store, embedder=_embedder(settings, store, args.corpus), corpus=args.corpus,
+                 settings=s, llm=_llm(settings, args.no_llm))
     report = _saved(report, args, settings)
     if output:
         _write(output, render.export(report, render.format_for(output)))
@@ -479,7 +491,8 @@ def cmd_assess(args: argparse.Namespace, settings: Settings) -> int:
 
     store = open_store(settings)
     store.corpus(args.corpus)
-    result = assess(args.description, store=store, embedder=_embedder(settings), corpus=args.corpus, k=args.k)
+    result = assess(args.description, store=store, embedder=_embedder(settings, store, args.corpus),
+                    corpus=args.corpus, k=args.k)
     print(result.model_dump_json(indent=2) if args.json else result.to_text())
     return 0
 

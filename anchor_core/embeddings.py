@@ -192,3 +192,35 @@ def make_embedder(name: str) -> Embedder:
         return EMBEDDERS[name]()
     except KeyError:
         raise ConfigError(f"unknown embedder {name!r}; choose one of: {', '.join(EMBEDDERS)}") from None
+
+
+def embedder_for(model_id: str) -> Embedder | None:
+    """A new embedder that makes vectors of the model ``model_id`` as a corpus records it
+    (:attr:`CorpusInfo.embedder`), or None for a model this Anchor cannot build. Cheap: a MiniLM
+    model loads on its first ``embed``.
+
+    >>> embedder_for("hash-bow-256").dim
+    256
+    """
+    if model_id == MiniLMEmbedder.model_id:
+        return MiniLMEmbedder()
+    if model_id == f"{MiniLMEmbedder.model_id}-int8":
+        return MiniLMEmbedder(quantize=True)
+    prefix = "hash-bow-"
+    if model_id.startswith(prefix) and model_id[len(prefix):].isdigit() and int(model_id[len(prefix):]) > 0:
+        return HashEmbedder(int(model_id[len(prefix):]))
+    return None
+
+
+def corpus_embedder(current: Embedder, model_id: str) -> Embedder:
+    """The embedder for a corpus embedded with ``model_id``: ``current`` (the configured one) when
+    it is that model, else that model built anew, so a store holding corpora of both MiniLM
+    variants (or a corpus ingested before ``ANCHOR_EMBEDDER`` changed) keeps answering."""
+    if not model_id or current.model_id == model_id:
+        return current
+    other = embedder_for(model_id)
+    if other is None:
+        raise ConfigError(f"the corpus was embedded with {model_id}, which this Anchor cannot load; re-ingest it "
+                          f"with the current embedder ({current.model_id}).")
+    log.info("corpus embedded with %s: queries use that model, not %s", model_id, current.model_id)
+    return other

@@ -31,6 +31,34 @@ from anchor_core.stores.base import Store
 log = logging.getLogger(__name__)
 
 
+class EmbedRate:
+    """Chunks per second and time left for an embedding progress bar. Vectors reused from the
+    cache arrive all at once in the first report, so the rate counts from there: it is the
+    model's rate, and the time left is for the chunks it still has to embed.
+
+    >>> r = EmbedRate(); r.update(400, 1000, now=0.0); r.update(500, 1000, now=5.0)
+    ''
+    '20.0 chunks/s, 25 s left'
+    """
+
+    def __init__(self) -> None:
+        self._start: tuple[float, int] | None = None
+
+    def update(self, done: int, total: int, *, now: float | None = None) -> str:
+        now = time.perf_counter() if now is None else now
+        if self._start is None:
+            self._start = (now, done)
+            return ""
+        made, spent = done - self._start[1], now - self._start[0]
+        if made <= 0 or spent <= 0:
+            return ""
+        rate = made / spent
+        left = max(total - done, 0) / rate
+        when = f"{max(1, round(left))} s" if left < 90 else f"{round(left / 60)} min" if left < 5400 \
+            else f"{left / 3600:.1f} h"
+        return f"{rate:.1f} chunks/s, {when} left"
+
+
 def resolve_references(units: list[Unit], refs: list[Reference]) -> tuple[list[Reference], int]:
     """Mark references whose target unit exists as resolved; keep a target part only if that unit
     has it. Self-references (to the unit itself, or to the part the reference stands in) are

@@ -8,6 +8,7 @@ from anchor_core.embeddings import HashEmbedder
 from anchor_core.indexing import ingest
 from anchor_core.models import Document, ParsedCorpus
 from anchor_core.retrieve import RetrievalSettings, retrieve
+from anchor_core.stores import derived
 from anchor_core.stores.sqlite import SQLiteStore
 from tests.conftest import ref, unit
 
@@ -35,12 +36,17 @@ def _corpus(rng: random.Random) -> ParsedCorpus:
     return ParsedCorpus(documents=docs, units=units, references=refs)
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_no_text_crosses_groups_over_many_random_queries(tmp_path, seed):
+@pytest.mark.parametrize("seed,int8", [(0, False), (1, False), (2, False), (0, True), (1, True)])
+def test_no_text_crosses_groups_over_many_random_queries(tmp_path, monkeypatch, seed, int8):
+    """Through the tantivy index (BM25) and the vector file, exact or with the int8 pre-filter
+    (``int8``: on for this small corpus), read by a fresh store instance as a new process would."""
+    if int8:
+        monkeypatch.setattr(derived, "EXACT_LIMIT", 0)
     rng = random.Random(seed)
-    store = SQLiteStore(tmp_path / "g.db")
     e = HashEmbedder()
-    ingest(store, e, _corpus(rng), corpus="c", adapter="test")
+    ingest(SQLiteStore(tmp_path / "g.db"), e, _corpus(rng), corpus="c", adapter="test")
+    store = SQLiteStore(tmp_path / "g.db")
+    assert (store._index("c").codes is not None) == int8
     for _ in range(80):
         question = " ".join(rng.choice(VOCAB) for _ in range(rng.randint(1, 6)))
         group = rng.choice(["red", "blue"])
@@ -63,3 +69,19 @@ def test_without_groups_hops_do_cross(tmp_path):
     result = retrieve("audit salary", store=store, embedder=e, corpus="c", settings=RetrievalSettings(k=8, hops=1))
     assert {h.doc_id.split("-")[0] for h in result.hits} == {"red", "blue"}
     assert any(h.via for h in result.hits)
+
+
+def test_a_group_filter_still_fills_k_when_the_best_matches_are_hidden(tmp_path):
+    """The hidden group's chunks match the query best; a visible-group search still returns k of
+    its own (the filter is inside the lexical query, not applied to a top-k already cut)."""
+    from anchor_core.models import Filters
+
+    docs = [Document(doc_id=f"red{i}", groups=["red"]) for i in range(40)] + \
+        [Document(doc_id=f"blue{i}", groups=["blue"]) for i in range(5)]
+    units = [unit(f"{d.doc_id}-u", ("payroll " * (8 if d.doc_id.startswith("red") else 1)) + "closing words",
+                  doc_id=d.doc_id, kind="file") for d in docs]
+    store = SQLiteStore(tmp_path / "g.db")
+    ingest(store, HashEmbedder(), ParsedCorpus(documents=docs, units=units), corpus="c", adapter="test")
+    assert store.search_bm25("c", ["payroll"], 5, Filters())[0][0].startswith("red")
+    hits = store.search_bm25("c", ["payroll"], 5, Filters(groups=["blue"]))
+    assert len(hits) == 5 and all(cid.startswith("blue") for cid, _ in hits)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import numpy as np
+
 from anchor_core.embeddings import HashEmbedder
 from anchor_core.indexing import ingest
 from anchor_core.models import Filters
@@ -68,3 +70,34 @@ def test_counts_stay_true_through_uploads_into_an_adapter_corpus_and_deletes(tmp
     assert [r.resolved for r in store.references("w") if r.src_unit.startswith("notes")] == [False]
     info = ingest(store, e, small_corpus, corpus="w", adapter="test")  # a full replace, same function
     assert _counts(info) == _true_counts(store, "w") == (1, 3, 6, 1, 1)
+
+
+def test_embed_rate_counts_the_models_chunks_not_the_cached_ones():
+    from anchor_core.indexing import EmbedRate
+
+    r = EmbedRate()
+    assert r.update(900, 1000, now=10.0) == ""  # 900 from the cache at once: no rate yet
+    assert r.update(900, 1000, now=11.0) == ""
+    assert r.update(950, 1000, now=12.5) == "20.0 chunks/s, 2 s left"
+    slow = EmbedRate()
+    slow.update(0, 200_000, now=0.0)
+    assert slow.update(20, 200_000, now=1.0) == "20.0 chunks/s, 2.8 h left"
+
+
+def test_the_ingest_progress_bar_shows_rate_and_time_left(monkeypatch, capsys):
+    from anchor_core import embeddings
+    from anchor_core.cli import main
+
+    real = embeddings.HashEmbedder.embed
+
+    def slow(self, texts, *, progress=None):  # several timed reports, like the model's batches
+        out = []
+        for i in range(0, len(texts), 8):
+            out.append(real(self, texts[i:i + 8], progress=progress))
+        return np.vstack(out)
+
+    monkeypatch.setattr(embeddings.HashEmbedder, "embed", slow)
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["ingest", "aiact"]) == 0
+    err = capsys.readouterr().err
+    assert "chunks/s" in err and " left" in err

@@ -1,25 +1,29 @@
 """Embedded store: one SQLite file per workspace.
 
-- BM25 from FTS5 (``bm25()``, porter stemming) over the chunk heading lead-in and text.
-- Vectors as float32 BLOBs, served from an in-memory numpy matrix per corpus; the matrix
-  is reloaded when the corpus version in the database differs from the cached one, which
-  is how a write by another process becomes visible.
-- Access filters are SQL ``WHERE`` clauses (BM25) and a boolean mask (vectors) applied
+- SQLite is the store of record: units, chunks, float32 vectors as BLOBs, references, and an
+  FTS5 table per corpus (``units_with_words``).
+- Search runs on indexes derived from it per corpus version (:mod:`anchor_core.stores.derived`):
+  BM25 top-k from tantivy, vectors memory-mapped from a file, so a new process reads no BLOB.
+  A reader compares the corpus version in the database with the one it has open, which is how
+  a write by another process becomes visible; a missing derived directory is rebuilt from SQLite.
+- Access filters are part of the lexical query and a boolean mask on the vectors, applied
   before the top-k cut, so a filtered query ranks only what it may see.
 - ``replace_corpus`` is one transaction in WAL mode: a crash or SIGKILL midway rolls back to
-  the previous corpus. ``replace_documents`` swaps single documents inside a corpus the same
-  way (uploads), keeping the corpus's full-text table and changing its version.
+  the previous corpus. The new version's derived directory is moved into place before the
+  commit, so whatever version is committed has its indexes. ``replace_documents`` swaps single
+  documents inside a corpus the same way (uploads), patching the previous version's indexes.
 - Chunks keep the PDF pages they come from (``page``/``page_end``, layout 3).
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +31,9 @@ import numpy as np
 from anchor_core.config import SQLiteSettings
 from anchor_core.errors import CorpusNotFound, StoreError
 from anchor_core.models import Chunk, CorpusInfo, Document, Filters, Reference, Unit
+from anchor_core.stores import derived
 from anchor_core.stores.base import check_content
+from anchor_core.stores.derived import Derived
 
 log = logging.getLogger(__name__)
 
@@ -69,16 +75,6 @@ not the corpus's. Created by the first document replace of a store that lacks th
 transaction: opening a store stays read-only, and the layout number does not change."""
 
 
-@dataclass
-class _Matrix:
-    version: str
-    chunk_ids: list[str]
-    row_of: dict[str, int]
-    doc_ids: np.ndarray
-    kinds: np.ndarray
-    vectors: np.ndarray
-
-
 def _fts_term(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
@@ -114,7 +110,9 @@ class SQLiteStore:
         if not current:
             self._migrate()
         self._lock = threading.RLock()
-        self._matrices: dict[str, _Matrix] = {}
+        self._derived: dict[str, Derived] = {}
+        self.index_root = self.path.with_name(self.path.name + ".idx")
+        """Where the derived search indexes live (one folder per corpus, one per version inside)."""
 
     def _migrate(self) -> None:
         """Layout 3 added the chunk page columns (PDF provenance). They are nullable, so a store of
@@ -131,10 +129,9 @@ class SQLiteStore:
     # -- writing --------------------------------------------------------------------------
 
     @contextmanager
-    def _write(self, name: str, keep_matrix: bool = False) -> Iterator[sqlite3.Cursor]:
-        """One write transaction on corpus ``name``: taken at once (``BEGIN IMMEDIATE``), committed
-        when the block ends, rolled back on any error; the corpus's cached vector matrix is dropped
-        unless the caller patches it (``keep_matrix``)."""
+    def _write(self) -> Iterator[sqlite3.Cursor]:
+        """One write transaction: taken at once (``BEGIN IMMEDIATE``), committed when the block
+        ends, rolled back on any error."""
         with self._lock:
             cur = self._db.cursor()
             try:
@@ -145,24 +142,40 @@ class SQLiteStore:
                 if self._db.in_transaction:
                     cur.execute("ROLLBACK")
                 raise
-            if not keep_matrix:
-                self._matrices.pop(name, None)
+
+    def _corpus_dir(self, name: str) -> Path:
+        return self.index_root / hashlib.sha256(name.encode()).hexdigest()[:20]
+
+    def _committed(self, name: str, path: Path | None, version: str | None) -> None:
+        """After a commit: open the new version's indexes, drop every other version's folder."""
+        self._derived.pop(name, None)
+        if path is not None:
+            try:
+                self._derived[name] = Derived(path)
+            except (OSError, ValueError) as err:  # rebuilt on the next query
+                log.warning("derived index of corpus %s unreadable after writing it: %s", name, err)
+        derived.collect(self._corpus_dir(name), keep=version)
 
     def replace_corpus(self, info: CorpusInfo, documents: list[Document], units: list[Unit],
                        chunks: list[Chunk], vectors: np.ndarray, references: list[Reference]) -> None:
         check_content(chunks, vectors)
         vecs = np.asarray(vectors, dtype=np.float32)
         name = info.name
-        with self._write(name) as cur:
+        self._check_version(info.version)
+        with self._write() as cur:
             self._delete(cur, name)
             self._insert_documents(cur, name, documents, units)
             # One FTS5 table per corpus version: BM25 statistics (IDF, average length) are the
             # corpus's own, and a search never walks another corpus's postings.
             fts = self._create_fts(cur, info.version)
-            self._insert_chunks(cur, name, fts, chunks, vecs)
+            rows = self._insert_chunks(cur, name, fts, chunks, vecs)
             self._insert_refs(cur, name, references)
             cur.execute("INSERT INTO corpora VALUES (?, ?, ?, ?)",
                         (name, info.version, info.model_dump_json(), fts))
+            path = derived.write(self._corpus_dir(name), info.version, rows, [c.doc_id for c in chunks],
+                                 [c.kind for c in chunks], vecs.reshape(len(chunks), -1) if len(chunks) else
+                                 np.zeros((0, info.dim or 1), np.float32), _lexical_rows(rows, chunks))
+        self._committed(name, path, info.version)
 
     @staticmethod
     def _insert_documents(cur: sqlite3.Cursor, name: str, documents: list[Document], units: list[Unit]) -> None:
@@ -175,21 +188,29 @@ class SQLiteStore:
                         [(name, u.unit_id, u.doc_id, u.kind, u.model_dump_json()) for u in units])
 
     @staticmethod
-    def _insert_chunks(cur: sqlite3.Cursor, name: str, fts: str, chunks: list[Chunk], vecs: np.ndarray) -> None:
-        for c, v in zip(chunks, vecs):
-            cur.execute(
-                'INSERT INTO chunks (corpus, chunk_id, unit_id, doc_id, kind, part, start, "end", text, '
-                "lead, vector, page, page_end) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (name, c.chunk_id, c.unit_id, c.doc_id, c.kind, c.part, c.start, c.end, c.text,
-                 c.lead, v.tobytes(), c.page, c.page_end))
-            cur.execute(f"INSERT INTO {fts} (rowid, body) VALUES (?, ?)", (cur.lastrowid, f"{c.lead}\n{c.text}"))
+    def _insert_chunks(cur: sqlite3.Cursor, name: str, fts: str, chunks: list[Chunk], vecs: np.ndarray
+                       ) -> np.ndarray:
+        """Insert the chunks with consecutive new row ids (returned) and their full-text rows."""
+        first = cur.execute("SELECT coalesce(max(id), 0) + 1 FROM chunks").fetchone()[0]
+        cur.executemany(
+            'INSERT INTO chunks (id, corpus, chunk_id, unit_id, doc_id, kind, part, start, "end", text, '
+            "lead, vector, page, page_end) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(first + i, name, c.chunk_id, c.unit_id, c.doc_id, c.kind, c.part, c.start, c.end, c.text,
+              c.lead, v.tobytes(), c.page, c.page_end) for i, (c, v) in enumerate(zip(chunks, vecs))])
+        cur.execute(f"INSERT INTO {fts} (rowid, body) SELECT id, lead || char(10) || text FROM chunks "
+                    "WHERE id >= ? AND id < ?", (first, first + len(chunks)))
+        return np.arange(first, first + len(chunks), dtype=np.int64)
 
     @staticmethod
-    def _create_fts(cur: sqlite3.Cursor, version: str) -> str:
-        """The full-text table of one corpus version (BM25 statistics are the corpus's own)."""
-        fts = f"fts_{version}"
-        if not fts.replace("_", "").isalnum():
+    def _check_version(version: str) -> None:
+        if not version.replace("_", "").isalnum():
             raise ValueError(f"corpus version must be alphanumeric, got {version!r}")
+
+    @classmethod
+    def _create_fts(cls, cur: sqlite3.Cursor, version: str) -> str:
+        """The full-text table of one corpus version (BM25 statistics are the corpus's own)."""
+        cls._check_version(version)
+        fts = f"fts_{version}"
         cur.execute(f"CREATE VIRTUAL TABLE {fts} USING fts5(body, tokenize = 'porter unicode61 remove_diacritics 2')")
         return fts
 
@@ -208,7 +229,8 @@ class SQLiteStore:
         name = info.name
         gone = sorted({*remove, *(d.doc_id for d in documents)})
         sources = sorted(set(ref_sources))
-        with self._write(name, keep_matrix=True) as cur:
+        self._check_version(info.version)
+        with self._write() as cur:
             for stmt in filter(str.strip, DOC_INDEXES.split(";")):
                 cur.execute(stmt)
             row = cur.execute("SELECT fts, version FROM corpora WHERE name = ?", (name,)).fetchone()
@@ -216,8 +238,9 @@ class SQLiteStore:
                 fts, before = self._create_fts(cur, info.version), None
             else:
                 # The corpus keeps its full-text table across document replaces; only the version
-                # (which invalidates cached vector matrices) changes.
+                # (which names the derived indexes) changes.
                 fts, before = row
+            old = self._open_derived(name, before) if before else None
             for i in range(0, len(gone), 500):
                 batch = gone[i:i + 500]
                 marks = ",".join("?" * len(batch))
@@ -232,31 +255,55 @@ class SQLiteStore:
                 cur.execute(f"DELETE FROM refs WHERE corpus = ? AND src_unit IN ({','.join('?' * len(batch))})",
                             [name, *batch])
             self._insert_documents(cur, name, documents, units)
-            self._insert_chunks(cur, name, fts, chunks, vecs)
+            rows = self._insert_chunks(cur, name, fts, chunks, vecs)
             self._insert_refs(cur, name, references)
             cur.execute("INSERT OR REPLACE INTO corpora VALUES (?, ?, ?, ?)",
                         (name, info.version, info.model_dump_json(), fts))
-        self._patch_matrix(name, before, info.version, gone, chunks, vecs)
+            path = self._patch_derived(cur, name, info, old, gone, rows, chunks, vecs)
+        self._committed(name, path, info.version)
 
-    def _patch_matrix(self, name: str, before: str | None, version: str, gone: list[str], chunks: list[Chunk],
-                      vecs: np.ndarray) -> None:
-        """Bring a cached vector matrix to the new version without re-reading every vector: drop
-        the rows of the replaced documents and append the new chunks (new rows come last, as a
-        reload ordered by row id would put them). Any doubt (no cache, another writer's version
-        in between) drops the cache and the next query reloads."""
-        with self._lock:
-            m = self._matrices.pop(name, None)
-            if m is None or before is None or m.version != before or (len(m.chunk_ids) and vecs.size and
-                                                                    m.vectors.shape[1] != vecs.shape[1]):
-                return
-            keep = ~np.isin(m.doc_ids, gone) if gone and len(m.chunk_ids) else np.ones(len(m.chunk_ids), bool)
-            chunk_ids = [c for c, k in zip(m.chunk_ids, keep) if k] + [c.chunk_id for c in chunks]
-            vectors = np.vstack([m.vectors[keep], vecs]) if len(chunks) else m.vectors[keep]
-            self._matrices[name] = _Matrix(
-                version=version, chunk_ids=chunk_ids, row_of={c: i for i, c in enumerate(chunk_ids)},
-                doc_ids=np.concatenate([m.doc_ids[keep], np.array([c.doc_id for c in chunks], dtype=object)]),
-                kinds=np.concatenate([m.kinds[keep], np.array([c.kind for c in chunks], dtype=object)]),
-                vectors=vectors)
+    def _patch_derived(self, cur: sqlite3.Cursor, name: str, info: CorpusInfo, old: Derived | None,
+                       gone: list[str], rows: np.ndarray, chunks: list[Chunk], vecs: np.ndarray) -> Path:
+        """The new version's derived folder from the previous one: its rows minus the replaced
+        documents plus the new chunks, its lexical index patched, so an upload reads no stored
+        vector. Without a previous one (or with vectors of another width), from SQLite."""
+        if old is None or (len(old) and len(chunks) and old.dim != vecs.shape[1]):
+            return self._build_derived(cur, name, info.version)
+        gone_codes = [old.doc_code[d] for d in gone if d in old.doc_code]
+        keep = ~np.isin(old.docs, gone_codes) if gone_codes else np.ones(len(old), bool)
+        dim = old.dim if len(old) else (vecs.shape[1] if len(chunks) else old.dim)
+        vectors = np.vstack([np.asarray(old.vectors[keep]).reshape(-1, dim), vecs.reshape(len(chunks), dim)])
+        docs = [old.doc_names[c] for c in old.docs[keep]] + [c.doc_id for c in chunks]
+        kinds = [old.kind_names[c] for c in old.kinds[keep]] + [c.kind for c in chunks]
+        return derived.write(self._corpus_dir(name), info.version, np.concatenate([old.rows[keep], rows]), docs,
+                             kinds, vectors, _lexical_rows(rows, chunks), patch_from=(old.path, gone))
+
+    def _build_derived(self, cur: sqlite3.Cursor | sqlite3.Connection, name: str, version: str) -> Path:
+        """Build the derived folder of ``name`` at ``version`` from what ``cur`` reads in SQLite."""
+        data = cur.execute("SELECT id, doc_id, kind, lead, text, vector FROM chunks WHERE corpus = ? ORDER BY id",
+                           (name,)).fetchall()
+        info = cur.execute("SELECT info FROM corpora WHERE name = ?", (name,)).fetchone()
+        dim = CorpusInfo.model_validate_json(info[0]).dim if info else 0
+        if data:
+            vectors = np.frombuffer(b"".join(r[5] for r in data), dtype=np.float32).reshape(len(data), -1)
+        else:
+            vectors = np.zeros((0, dim or 1), np.float32)
+        rows = np.array([r[0] for r in data], dtype=np.int64)
+        return derived.write(self._corpus_dir(name), version, rows, [r[1] for r in data], [r[2] for r in data],
+                             vectors, ((r[0], r[1], r[2], f"{r[3]}\n{r[4]}") for r in data))
+
+    def _open_derived(self, name: str, version: str) -> Derived | None:
+        cached = self._derived.get(name)
+        if cached is not None and cached.version == version:
+            return cached
+        path = self._corpus_dir(name) / version
+        if not path.exists():
+            return None
+        try:
+            return Derived(path)
+        except (OSError, ValueError, KeyError) as err:
+            log.warning("derived index %s unreadable (%s); rebuilding it from the store", path, err)
+            return None
 
     def _delete(self, cur: sqlite3.Cursor, name: str) -> None:
         for (fts,) in cur.execute("SELECT fts FROM corpora WHERE name = ?", (name,)).fetchall():
@@ -266,8 +313,9 @@ class SQLiteStore:
 
     def delete_corpus(self, name: str) -> None:
         self.corpus(name)
-        with self._write(name) as cur:
+        with self._write() as cur:
             self._delete(cur, name)
+        self._committed(name, None, None)
 
     # -- reading --------------------------------------------------------------------------
 
@@ -311,81 +359,85 @@ class SQLiteStore:
             allowed |= {r[0] for r in rows}
         return allowed
 
-    def search_bm25(self, corpus: str, terms: list[str], k: int, filters: Filters) -> list[tuple[str, float]]:
-        if not terms or k <= 0:
-            return []
-        where, params = self._filter_sql(corpus, filters)
-        match = " OR ".join(_fts_term(t) for t in terms)
-        fts = self._rows("SELECT fts FROM corpora WHERE name = ?", (corpus,))
-        if not fts:
-            self.corpus(corpus)  # raises CorpusNotFound with the list of corpora
-        f = fts[0][0]
-        sql = (f"SELECT c.chunk_id, bm25({f}) AS s FROM {f} JOIN chunks c ON c.id = {f}.rowid "
-               f"WHERE {f} MATCH ? AND {where} ORDER BY s LIMIT ?")
-        # FTS5's bm25() is lower-is-better; negate so every store returns higher-is-better.
-        return [(cid, -score) for cid, score in self._rows(sql, [match, *params, k])]
-
-    def _matrix(self, corpus: str) -> _Matrix:
+    def _index(self, corpus: str) -> Derived:
+        """The derived indexes of the corpus's committed version (built from SQLite if missing)."""
         version = self.corpus(corpus).version
-        cached = self._matrices.get(corpus)
-        if cached is not None and cached.version == version:
-            return cached
-        rows = self._rows("SELECT chunk_id, doc_id, kind, vector FROM chunks WHERE corpus = ? ORDER BY id", (corpus,))
-        if rows:
-            vectors = np.vstack([np.frombuffer(r[3], dtype=np.float32) for r in rows])
-        else:
-            vectors = np.zeros((0, self.corpus(corpus).dim or 1), dtype=np.float32)
-        chunk_ids = [r[0] for r in rows]
-        m = _Matrix(version=version, chunk_ids=chunk_ids, row_of={c: i for i, c in enumerate(chunk_ids)},
-                    doc_ids=np.array([r[1] for r in rows], dtype=object),
-                    kinds=np.array([r[2] for r in rows], dtype=object),
-                    vectors=vectors)
-        self._matrices[corpus] = m
-        log.debug("loaded %d vectors of corpus %s (version %s)", len(rows), corpus, version)
-        return m
+        with self._lock:
+            d = self._open_derived(corpus, version)
+            if d is None:
+                t = time.perf_counter()
+                # One read transaction: the chunks and the version come from the same snapshot.
+                self._db.execute("BEGIN")
+                try:
+                    row = self._db.execute("SELECT version FROM corpora WHERE name = ?", (corpus,)).fetchone()
+                    if row is None:
+                        self._db.execute("COMMIT")
+                        self.corpus(corpus)  # raises CorpusNotFound: deleted meanwhile
+                    version = row[0]
+                    d = self._open_derived(corpus, version) or Derived(self._build_derived(self._db, corpus, version))
+                finally:
+                    if self._db.in_transaction:
+                        self._db.execute("COMMIT")
+                log.info("built the search indexes of corpus %s (%d chunks) in %.1fs", corpus, len(d),
+                         time.perf_counter() - t)
+            self._derived[corpus] = d
+            return d
 
-    def _mask(self, corpus: str, m: _Matrix, filters: Filters) -> np.ndarray | None:
-        mask = None
-        if filters.exclude_kinds:
-            mask = ~np.isin(m.kinds, filters.exclude_kinds)
+    def _chunk_ids(self, rows: list[int]) -> dict[int, str]:
+        out: dict[int, str] = {}
+        for i in range(0, len(rows), 500):
+            batch = rows[i:i + 500]
+            out.update(self._rows(f"SELECT id, chunk_id FROM chunks WHERE id IN ({','.join('?' * len(batch))})",
+                                  batch))
+        return out
+
+    def _visible_docs(self, corpus: str, filters: Filters) -> set[str] | None:
         docs: set[str] | None = None
         if filters.documents is not None:
             docs = set(filters.documents)
         if filters.groups is not None:
             allowed = self._allowed_docs(corpus, filters.groups)
             docs = allowed if docs is None else docs & allowed
-        if docs is not None:
-            dm = np.isin(m.doc_ids, list(docs))
-            mask = dm if mask is None else mask & dm
-        return mask
+        return docs
+
+    def search_bm25(self, corpus: str, terms: list[str], k: int, filters: Filters) -> list[tuple[str, float]]:
+        if not terms or k <= 0:
+            self.corpus(corpus)
+            return []
+        d = self._index(corpus)
+        docs = self._visible_docs(corpus, filters)
+        if docs is not None and len(docs) >= len(d.doc_names) and docs.issuperset(d.doc_names):
+            docs = None  # the filter lets every document through: no need to send it
+        hits = d.lexical.search(terms, k, documents=None if docs is None else sorted(docs),
+                                exclude_kinds=filters.exclude_kinds)
+        ids = self._chunk_ids([r for r, _ in hits])
+        return [(ids[r], s) for r, s in hits if r in ids]
 
     def search_vector(self, corpus: str, vector: np.ndarray, k: int, filters: Filters) -> list[tuple[str, float]]:
-        m = self._matrix(corpus)
-        if k <= 0 or not m.chunk_ids:
+        d = self._index(corpus)
+        if k <= 0 or not len(d):
             return []
         q = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if q.shape[0] != m.vectors.shape[1]:
+        if q.shape[0] != d.dim:
             raise StoreError(f"query vector has {q.shape[0]} dimensions but corpus {corpus!r} stores "
-                             f"{m.vectors.shape[1]}; re-ingest it with the current embedding model.")
-        scores = m.vectors @ q
-        mask = self._mask(corpus, m, filters)
-        if mask is not None:
-            scores = np.where(mask, scores, -np.inf)
-        n_ok = int(mask.sum()) if mask is not None else len(scores)
-        k = min(k, n_ok)
-        if k == 0:
-            return []
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        return [(m.chunk_ids[i], float(scores[i])) for i in top]
+                             f"{d.dim}; re-ingest it with the current embedding model.")
+        hits = d.search_vector(q, k, d.mask(self._visible_docs(corpus, filters), filters.exclude_kinds))
+        ids = self._chunk_ids([r for r, _ in hits])
+        return [(ids[r], s) for r, s in hits if r in ids]
 
     def chunk_vectors(self, corpus: str, chunk_ids: list[str]) -> np.ndarray:
-        m = self._matrix(corpus)
-        out = np.zeros((len(chunk_ids), m.vectors.shape[1]), dtype=np.float32)
-        for i, cid in enumerate(chunk_ids):
-            row = m.row_of.get(cid)
-            if row is not None:
-                out[i] = m.vectors[row]
+        d = self._index(corpus)
+        row_of: dict[str, int] = {}
+        for i in range(0, len(chunk_ids), 500):
+            batch = chunk_ids[i:i + 500]
+            row_of.update(self._rows(f"SELECT chunk_id, id FROM chunks WHERE corpus = ? AND chunk_id IN "
+                                     f"({','.join('?' * len(batch))})", [corpus, *batch]))
+        out = np.zeros((len(chunk_ids), d.dim), dtype=np.float32)
+        if not len(d):
+            return out
+        pos = d.positions([row_of.get(c, -1) for c in chunk_ids])
+        found = pos >= 0
+        out[found] = d.vectors[pos[found]]
         return out
 
     def _chunk(self, row: tuple) -> Chunk:
@@ -510,3 +562,7 @@ class SQLiteStore:
     def stats(self) -> dict[str, int]:
         return {"corpora": len(self.corpora()), "chunks": self._rows("SELECT count(*) FROM chunks")[0][0]}
 
+
+
+def _lexical_rows(rows: np.ndarray, chunks: list[Chunk]) -> Iterator[tuple[int, str, str, str]]:
+    return ((int(r), c.doc_id, c.kind, f"{c.lead}\n{c.text}") for r, c in zip(rows, chunks))

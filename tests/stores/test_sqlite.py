@@ -1,5 +1,6 @@
 import sqlite3
 
+import numpy as np
 import pytest
 
 from anchor_core.errors import StoreError
@@ -136,3 +137,98 @@ def test_a_document_replace_patches_the_vector_matrix_instead_of_reloading_it(tm
     assert sorted(h[0].split("/")[0] for h in hits) == ["b", "c"]
     other = SQLiteStore(tmp_path / "a.db")  # a second process still sees the same vectors, loaded fresh
     assert other.search_vector("up", q, 5, Filters()) == hits
+
+
+class TestSQLiteStoreInt8Prefilter(StoreContract):
+    """The whole contract again with the int8 pre-filter on for every corpus (it starts above
+    derived.EXACT_LIMIT chunks in use): filters, replaces and second instances behave the same."""
+
+    @pytest.fixture
+    def store_factory(self, tmp_path, monkeypatch):
+        from anchor_core.stores import derived
+
+        monkeypatch.setattr(derived, "EXACT_LIMIT", 0)
+        return lambda: SQLiteStore(tmp_path / "ws" / "anchor.db")
+
+    @pytest.fixture
+    def store(self, store_factory):
+        return store_factory()
+
+
+def _sql_log(store: SQLiteStore) -> list[str]:
+    seen: list[str] = []
+    store._db.set_trace_callback(seen.append)
+    return seen
+
+
+def test_a_new_process_reads_no_vector_blob(tmp_path, small_corpus):
+    """Vectors come from the memory-mapped derived file: a fresh store instance (as in a new CLI
+    process) answers vector and BM25 queries without selecting a BLOB."""
+    from anchor_core.embeddings import HashEmbedder
+
+    raw_replace(SQLiteStore(tmp_path / "a.db"), small_corpus, "w")
+    fresh = SQLiteStore(tmp_path / "a.db")
+    seen = _sql_log(fresh)
+    q = HashEmbedder().embed(["registered widgets"])[0]
+    assert fresh.search_vector("w", q, 3, Filters()) and fresh.search_bm25("w", ["widgets"], 3, Filters())
+    assert fresh.chunk_vectors("w", [fresh.search_vector("w", q, 1, Filters())[0][0]]).any()
+    assert seen and not any("vector" in s for s in seen)
+
+
+def test_missing_or_damaged_derived_indexes_are_rebuilt_from_sqlite(tmp_path, small_corpus):
+    import shutil
+
+    from anchor_core.embeddings import HashEmbedder
+
+    store = SQLiteStore(tmp_path / "a.db")
+    raw_replace(store, small_corpus, "w")
+    q = HashEmbedder().embed(["registered widgets"])[0]
+    bm, vec = store.search_bm25("w", ["widgets", "staff"], 5, Filters()), store.search_vector("w", q, 5, Filters())
+    version = store.corpus("w").version
+    folder = store._corpus_dir("w") / version
+    shutil.rmtree(store.index_root)
+    again = SQLiteStore(tmp_path / "a.db")
+    assert again.search_bm25("w", ["widgets", "staff"], 5, Filters()) == bm
+    assert again.search_vector("w", q, 5, Filters()) == pytest.approx(vec)
+    assert (folder / "meta.json").exists()
+    np.save(folder / "vectors.npy", np.zeros((1, 384), np.float32))  # a damaged (truncated) file
+    third = SQLiteStore(tmp_path / "a.db")
+    assert third.search_vector("w", q, 5, Filters()) == pytest.approx(vec)
+
+
+def test_only_the_committed_version_keeps_its_folder(tmp_path, small_corpus):
+    store = SQLiteStore(tmp_path / "a.db")
+    raw_replace(store, small_corpus, "w")
+    raw_replace(store, grouped_corpus(), "w")
+    version = store.corpus("w").version
+    assert [p.name for p in store._corpus_dir("w").iterdir()] == [version]
+    store.delete_corpus("w")
+    assert not store._corpus_dir("w").exists()
+
+
+def test_int8_prefilter_recall_against_exact_search(tmp_path, monkeypatch):
+    """Random unit vectors (no close neighbours, the hard case): the pre-filtered top 50 is the
+    exact top 50, with the exact cosines."""
+    from anchor_core.models import CorpusInfo, Document, Unit
+    from anchor_core.stores import derived
+
+    monkeypatch.setattr(derived, "EXACT_LIMIT", 0)
+    rng = np.random.default_rng(3)
+    n = 6000
+    vecs = rng.standard_normal((n, 384)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    units = [Unit(unit_id=f"u{i}", doc_id="d", kind="file", heading=f"U{i}", text=f"text {i}") for i in range(n)]
+    chunks = [Chunk(chunk_id=f"u{i}:0", unit_id=f"u{i}", doc_id="d", kind="file", start=0, end=len(u.text),
+                    text=u.text) for i, u in enumerate(units)]
+    store = SQLiteStore(tmp_path / "a.db")
+    info = CorpusInfo(name="r", adapter="test", version="v1", units=n, chunks=n, embedder="x", dim=384)
+    store.replace_corpus(info, [Document(doc_id="d")], units, chunks, vecs, [])
+    assert (store._corpus_dir("r") / "v1" / "codes.npy").exists()
+    found = 0
+    for q in rng.standard_normal((20, 384)).astype(np.float32):
+        q /= np.linalg.norm(q)
+        exact = np.argsort(-(vecs @ q))[:50]
+        got = store.search_vector("r", q, 50, Filters())
+        found += len({f"u{i}:0" for i in exact} & {c for c, _ in got})
+        assert [s for _, s in got] == pytest.approx(sorted((vecs @ q)[exact], reverse=True)[:len(got)], abs=1e-5)
+    assert found / (20 * 50) >= 0.99
