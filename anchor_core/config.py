@@ -119,6 +119,9 @@ class Settings:
     """Uploaded files larger than this fail with a message naming the limit (ANCHOR_MAX_UPLOAD_MB)."""
     auth: AuthSettings = field(default_factory=AuthSettings)
     """How the dashboard knows its viewer (ANCHOR_AUTH and ANCHOR_AUTH_*)."""
+    answer_model: str = "answers"
+    """``answers``: the answerability gate reads the retrieved passages with the trained cross-encoder;
+    ``off``: its explainable features only (ANCHOR_ANSWER_MODEL)."""
 
     @property
     def sqlite(self) -> SQLiteSettings:
@@ -144,10 +147,12 @@ class Settings:
                    store=_choice(env, "ANCHOR_STORE", STORES, "sqlite"),
                    elasticsearch=elastic_settings(env), llm=llm_config(env),
                    max_upload_mb=_number(env, "ANCHOR_MAX_UPLOAD_MB", 50.0, 0.001),
-                   auth=auth_settings(env))
+                   auth=auth_settings(env),
+                   answer_model=_choice(env, "ANCHOR_ANSWER_MODEL", ANSWER_MODELS, "answers"))
 
 
 STORES: tuple[StoreKind, ...] = ("sqlite", "elasticsearch")
+ANSWER_MODELS = ("answers", "off")
 EMBEDDERS = ("minilm", "minilm-fp32", "minilm-int8", "hash")
 """Names ``anchor_core.embeddings.make_embedder`` builds (kept here so reading settings imports no model code)."""
 

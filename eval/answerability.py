@@ -47,7 +47,9 @@ from ingest import load_adapter_corpus
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 SETS = ("aiact", "gdpr", "peps", "rfc", "adgm")
-FEATURES = ("dense", "focus", "tied")
+FEATURES = ("dense", "focus", "tied", "answers")
+FALLBACK = ("dense", "focus", "tied")
+"""The features of the model used when the cross-encoder is not installed or switched off."""
 OUT = REPO / "anchor_core" / "ask" / "data" / "answerable.json"
 
 
@@ -102,11 +104,57 @@ def collect(store, emb, corpus: str, rows: list[dict], set_name: str, with_ask: 
     return out
 
 
+def answer_scores(rows: list[dict], cache_path: Path) -> None:
+    """The cross-encoder's score for every (question, hit) pair, cached by the weights' hash."""
+    import hashlib
+    import sqlite3
+
+    from anchor_core import crossencoder
+
+    weights = Path(ans_mod.__file__).parents[1] / "data" / "answers.safetensors"
+    if not weights.exists():
+        raise SystemExit(f"no cross-encoder weights at {weights}: python -m eval.train_crossencoder answers")
+    tag = hashlib.sha256(weights.read_bytes()).hexdigest()[:16]
+    db = sqlite3.connect(cache_path)
+    db.execute("CREATE TABLE IF NOT EXISTS ce (key TEXT PRIMARY KEY, score REAL)")
+
+    def key(q: str, t: str) -> str:
+        return hashlib.sha256(f"{tag}\0{q}\0{t}".encode()).hexdigest()
+
+    todo: dict[str, tuple[str, str]] = {}
+    for r in rows:
+        for h in r["hits"]:
+            todo[key(r["question"], ans_mod.passage_text(h))] = (r["question"], ans_mod.passage_text(h))
+    have = {}
+    keys = list(todo)
+    for i in range(0, len(keys), 500):
+        chunk = keys[i:i + 500]
+        have.update(db.execute(f"SELECT key, score FROM ce WHERE key IN ({','.join('?' * len(chunk))})", chunk))
+    missing = [k for k in keys if k not in have]
+    if missing:
+        t = time.perf_counter()
+        ce = crossencoder.shared("answers")
+        for i in range(0, len(missing), 256):
+            part = missing[i:i + 256]
+            sc = ce.score([todo[k][0] for k in part], [todo[k][1] for k in part])
+            db.executemany("INSERT OR REPLACE INTO ce VALUES (?, ?)", zip(part, sc))
+            db.commit()
+            have.update(zip(part, sc))
+        print(f"cross-encoder: {len(missing)} pairs in {time.perf_counter() - t:.0f}s", flush=True)
+    for r in rows:
+        r["answers"] = [have[key(r["question"], ans_mod.passage_text(h))] for h in r["hits"]]
+
+
 def featurise(rows: list[dict]) -> None:
     for r in rows:
-        a = ans_mod.assess(r["question"], r["hits"], weights=r["weights"], dense=r["dense"])
+        a = ans_mod.assess(r["question"], r["hits"], weights=r["weights"], dense=r["dense"],
+                           answers=r.get("answers"))
         r["kind"] = a.analysis.kind
-        r["x"] = [a.features()[f] for f in FEATURES]
+        f = a.features()
+        f.setdefault("answers", 0.0)  # a question with no hits has no cross-encoder score
+        r["x_full"] = [f[k] for k in FEATURES]
+        r["x_fallback"] = [f[k] for k in FALLBACK]
+        r["x"] = r["x_full"]
         spelled = [h.text for h in r["hits"]] + [h.heading for h in r["hits"]] + [h.document for h in r["hits"]]
         lay = lay_acronyms(r["question"])
         r["ruled"] = any(t not in lay and not acronym_in(t, spelled) for t in r["missing_names"])
@@ -187,6 +235,13 @@ def _e2e(rows: list[dict], key: str) -> list[str]:
             f"{o['refused_answerable']} ({o['false_refusals']})"]
 
 
+def loco_fold(rows: list[dict], held_out: str, max_false: float) -> dict:
+    train = [r for r in rows if r["set"] != held_out]
+    test = [r for r in rows if r["set"] == held_out]
+    t = choose_threshold(train, max_false)
+    return {"threshold": t, **rates(test, refused(test, prob(fit(train), test), t))}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--collect", action="store_true")
@@ -228,7 +283,11 @@ def main(argv: list[str] | None = None) -> int:
         cache_file.write_bytes(pickle.dumps(got))
         rows += got
         print(f"{name}: {len(qs)} questions in {time.perf_counter() - t:.0f}s", flush=True)
+    answer_scores(rows, ws / "answers-ce-cache.db")
     featurise(rows)
+    fallback_rows = [dict(r, x=r["x_fallback"]) for r in rows if r["set"] in SETS]
+    fallback_report = {s: loco_fold(fallback_rows, s, args.max_false) for s in names if s in SETS}
+    fallback_full, fallback_t = fit(fallback_rows), choose_threshold(fallback_rows, args.max_false)
     if args.compare:
         other = {}
         for name in names:
@@ -312,9 +371,29 @@ def main(argv: list[str] | None = None) -> int:
             "data": {s: {"questions": sum(r["set"] == s for r in main_rows),
                          "unanswerable": sum(r["set"] == s and not r["answerable"] for r in main_rows)}
                      for s in SETS},
-            "leave_one_corpus_out": report}
+            "leave_one_corpus_out": report,
+            "fallback": {"note": "used when the cross-encoder is not installed or ANCHOR_ANSWER_MODEL=off",
+                         "features": list(FALLBACK), "bias": float(fallback_full.intercept_[0]),
+                         "weights": {f: float(w) for f, w in zip(FALLBACK, fallback_full.coef_[0])},
+                         "threshold": fallback_t, "leave_one_corpus_out": fallback_report}}
     lines.append(f"\nModel on all five corpora: bias {spec['bias']:.2f}, weights "
                  + ", ".join(f"{k} {v:.2f}" for k, v in spec["weights"].items()) + f", threshold {t_full:.2f}")
+    fb_rows = fallback_rows
+    fb_ref: list[bool] = []
+    fb_all: list[dict] = []
+    for s in [x for x in names if x in SETS]:
+        train = [r for r in fb_rows if r["set"] != s]
+        test = [r for r in fb_rows if r["set"] == s]
+        fb_ref += refused(test, prob(fit(train), test), choose_threshold(train, args.max_false))
+        fb_all += test
+    fb = rates(fb_all, fb_ref)
+    lines += ["\n## Fallback model (no cross-encoder: " + ", ".join(FALLBACK) + "), LOCO\n",
+              "| held-out corpus | threshold | unanswerable refused | answerable falsely refused |",
+              "|---|---|---|---|"]
+    lines += [f"| {s} | {v['threshold']:.2f} | {v['refused_unanswerable']} ({v['correct_refusals']}) | "
+              f"{v['refused_answerable']} ({v['false_refusals']}) |" for s, v in fallback_report.items()]
+    lines.append(f"| **all (LOCO)** | | {fb['refused_unanswerable']} ({fb['correct_refusals']}) | "
+                 f"{fb['refused_answerable']} ({fb['false_refusals']}) |")
     md = "\n".join(lines) + "\n"
     print(md)
     Path(args.out).write_text(md, encoding="utf-8")

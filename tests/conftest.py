@@ -21,9 +21,15 @@ SHARED = REPO.parent / "shared" / "data"
 
 
 @pytest.fixture(autouse=True)
-def _workspace(tmp_path, monkeypatch):
+def _workspace(request, tmp_path, monkeypatch):
     monkeypatch.setenv("ANCHOR_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("ANCHOR_EMBEDDER", "hash")
+    # The answerability cross-encoder is a real model: unit tests run the gate on its fallback
+    # features (deterministic, no torch); tests marked ``model`` run it.
+    if request.node.get_closest_marker("model") is None:
+        monkeypatch.setenv("ANCHOR_ANSWER_MODEL", "off")
+    else:
+        monkeypatch.delenv("ANCHOR_ANSWER_MODEL", raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     # The dashboard tests run as the local operator unless they choose a sign-in mode themselves
     # (tests/test_app_auth.py); without a setting the dashboard would serve public documents only.

@@ -115,3 +115,28 @@ class TestAIAct:
                 embedder=minilm, corpus="aiact", settings=AskSettings())
         assert r.refused and r.reason_code == "not_answered"
         assert "notified body" in r.reason and "no amount" in r.reason
+
+
+@pytest.mark.parametrize("question, noun", [
+    ("How many members does the European AI Board have?", "members"),
+    ("After how many failed password attempts should a server lock the account?", "attempts"),
+    ("How many core developers voted for the steering council model?", "developers"),
+    ("What is the maximum number of signatures one JWS may carry?", "signatures"),
+    ("What is the minimum length, in characters, of a client secret?", "characters"),
+    ("What minimum key length must be used?", None),
+])
+def test_a_count_question_names_what_it_counts(question, noun):
+    from anchor_core.ask.question import counted
+
+    assert counted(question) == noun
+
+
+def test_a_count_answers_only_next_to_the_counted_noun():
+    from anchor_core.ask.answerable import counts_next_to
+    from anchor_core.scorers.text import stem
+
+    assert counts_next_to("The Board shall be composed of 27 members.", stem("members"))
+    assert counts_next_to("A secret of at least 32 characters is required.", stem("characters"))
+    # a number elsewhere in the sentence, or one inside a reference, is not a count of members
+    assert not counts_next_to("Members of the Board are appointed under Article 65(2) for a term.", stem("members"))
+    assert not counts_next_to("In 2024 the Board met its members in Brussels and Paris to discuss.", stem("members"))

@@ -17,8 +17,13 @@ retrieval (and the reference hops) returned, one sentence at a time:
     anywhere in the corpus. For other kinds it equals ``focus``.
 ``dense``
     the best cosine between the question and a retrieved chunk.
+``answers``
+    the best score of the ``answers`` cross-encoder (:mod:`anchor_core.crossencoder`, trained
+    here on ObliQA and rule-made pairs) over the retrieved passages: does this passage hold the
+    answer, read as a whole rather than word by word. Absent when the model is not installed or
+    is switched off; the model without it (``fallback`` in the JSON) is used then.
 
-A logistic model over these three (``data/answerable.json``, fitted by ``python -m
+A logistic model over these (``data/answerable.json``, fitted by ``python -m
 eval.answerability --write`` leave-one-corpus-out) turns them into a score; the kind label is not
 a feature, so the model cannot learn "number questions are unanswerable".
 """
@@ -27,11 +32,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
-from anchor_core.ask.question import QuestionAnalysis, analyse, expressions, has_number
+from anchor_core import crossencoder
+from anchor_core.ask.question import QuestionAnalysis, analyse, counted, expressions, has_number, mask_references
 from anchor_core.models import Hit
 from anchor_core.scorers.text import stem
 from anchor_core.segment import sentences
@@ -58,23 +66,51 @@ class Answerability:
     """The expression of the asked kind in that sentence (``72 hours``), when the kind is a value."""
     unknown: list[str] = field(default_factory=list)
     """Focus parts the corpus never uses (given no weight)."""
+    answers: float | None = None
+    """The cross-encoder's best score over the passages (``None``: not run)."""
+    answer_passage: str = ""
+    """The passage the cross-encoder scored best."""
 
     def features(self) -> dict[str, float]:
-        return {"dense": self.dense, "focus": self.focus, "tied": self.tied}
+        f = {"dense": self.dense, "focus": self.focus, "tied": self.tied}
+        if self.answers is not None:
+            f["answers"] = self.answers
+        return f
 
     def as_dict(self) -> dict:
         a = self.analysis
         return {"kind": a.kind, "focus_terms": a.parts, "focus": round(self.focus, 3), "tied": round(self.tied, 3),
                 "dense": round(self.dense, 3), "expression": self.expression, "answer_sentence": self.sentence[:200],
-                "unknown": self.unknown}
+                "unknown": self.unknown,
+                **({"answers": round(self.answers, 3), "answer_passage": self.answer_passage[:200]}
+                   if self.answers is not None else {})}
+
+
+def passage_text(hit: Hit) -> str:
+    """What the cross-encoder reads of a hit: its heading, then its text."""
+    return f"{hit.heading}. {hit.text}" if hit.heading and hit.heading not in hit.text[:200] else hit.text
+
+
+def answer_scores(question: str, hits: list[Hit]) -> list[float] | None:
+    """The ``answers`` cross-encoder over every hit (``None`` when it is not installed or
+    ``ANCHOR_ANSWER_MODEL=off``)."""
+    if os.environ.get("ANCHOR_ANSWER_MODEL", "").strip().lower() == "off" or not hits:
+        return None
+    if not crossencoder.available("answers"):
+        return None
+    return crossencoder.shared("answers").score([question] * len(hits), [passage_text(h) for h in hits])
 
 
 def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: float = 0.0,
-           analysis: QuestionAnalysis | None = None) -> Answerability:
+           analysis: QuestionAnalysis | None = None, answers: list[float] | None = None) -> Answerability:
     """Score how well one place in ``hits`` answers ``question``. ``weights`` maps words to their
-    IDF in the corpus (0.0 = never used); words missing from it count as unknown."""
+    IDF in the corpus (0.0 = never used); words missing from it count as unknown. ``answers``: the
+    cross-encoder's score per hit (:func:`answer_scores`), when it ran."""
     a = analysis or analyse(question)
     out = Answerability(analysis=a, dense=dense)
+    if answers is not None and len(answers) == len(hits) and hits:
+        best = max(range(len(hits)), key=lambda i: answers[i])
+        out.answers, out.answer_passage = float(answers[best]), hits[best].text
     parts = a.parts
     idf = {p: weights.get(p, 0.0) for p in parts}
     out.unknown = [p for p in parts if not idf[p]]
@@ -82,6 +118,8 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     total = sum(idf[p] for p in known)
     stems = {p: stem(p) for p in known}
     accepts = ACCEPTS.get(a.kind, ())
+    # a count answers "how many members" only next to "members", not as any number in the sentence
+    unit_noun = stem(counted(question) or "") if a.kind == "count" else ""
     best_focus, best_tied = 0.0, 0.0
     # a passage reached by a reference (or one whose reference was followed) is read with the other
     # end: the penalty article that cites "Article 4" is about what Article 4 is about
@@ -110,6 +148,8 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
                     out.sentence = text
             if accepts and tie > best_tied:
                 found = [e for k in accepts for e in expressions(text, k) if not a.numeric or has_number(e)]
+                if found and unit_noun:
+                    found = found if counts_next_to(text, unit_noun) else []
                 if found:
                     best_tied, out.sentence, out.expression = tie, text, found[0]
     out.focus = best_focus
@@ -117,13 +157,34 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     return out
 
 
+_TOKEN = re.compile(r"[\w'’-]+")
+
+
+def counts_next_to(text: str, head: str, window: int = 4) -> bool:
+    """True when a number stands within ``window`` words of a word whose stem is ``head``
+    ("at least 32 characters", "members: 27")."""
+    tokens = [t.lower() for t in _TOKEN.findall(mask_references(text))]
+    nums = [i for i, t in enumerate(tokens) if has_number(t)]
+    heads = [i for i, t in enumerate(tokens) if stem(t) == head]
+    return any(abs(i - j) <= window for i in nums for j in heads)
+
+
 @cache
 def model() -> dict:
     return json.loads(resources.files("anchor_core.ask").joinpath("data/answerable.json").read_text("utf-8"))
 
 
-def score(ans: Answerability, spec: dict | None = None) -> float:
+def spec_for(ans: Answerability, spec: dict | None = None) -> dict:
+    """The model that fits the features ``ans`` has: the full one, or its fallback without the
+    cross-encoder."""
     m = spec or model()
+    if all(k in ans.features() for k in m["weights"]):
+        return m
+    return m["fallback"]
+
+
+def score(ans: Answerability, spec: dict | None = None) -> float:
+    m = spec_for(ans, spec)
     f = ans.features()
     z = m["bias"] + sum(w * f[k] for k, w in m["weights"].items())
     return 1 / (1 + math.exp(-z))

@@ -254,7 +254,7 @@ def decide(sig: GateSignals, *, hits: list[Hit], model: dict | None = None,
                             reason=f"the corpus never mentions {terms}: the question is about something it does "
                                    "not cover", signals=sig.as_dict(), thresholds=th)
     if answerability is not None:
-        spec = answerable_mod.model()
+        spec = answerable_mod.spec_for(answerability)
         score = answerable_mod.score(answerability, spec)
         data = {**sig.as_dict(), **answerability.as_dict()}
         t = {"pass": spec["threshold"]}

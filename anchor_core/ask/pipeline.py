@@ -214,7 +214,8 @@ def _gate(question: str, hits, units, qvec, vecs, run: _Run, *, store, info: Cor
                            weights={w: weights[w] for w in gate_mod.content_terms(question)})
     profile = gate_mod.gate_profile(info.adapter)
     dense = float(max(vecs @ qvec)) if qvec is not None and vecs is not None and len(vecs) else 0.0
-    found = answerable_mod.assess(question, hits, weights=weights, dense=dense, analysis=analysis)
+    found = answerable_mod.assess(question, hits, weights=weights, dense=dense, analysis=analysis,
+                                  answers=answerable_mod.answer_scores(question, hits))
     d = gate_mod.decide(sig, hits=hits, model=profile, answerability=found)
     if d.verdict == "borderline" and llm is None and "tied" in d.signals:
         d.verdict = "weak"  # the answerability threshold was fitted offline; no offline rule overrides it

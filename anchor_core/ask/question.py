@@ -190,6 +190,37 @@ _DIGITS = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|el
                      r"forty|fifty|sixty|ninety|hundred|thousand|million|billion|half)\b", re.I)
 
 
+_AFTER_COUNTED = (r"a|an|the|per|in|on|of|for|to|at|by|with|under|before|after|each|every|should|would|could|"
+                  r"might|it|we|they|you|i|there")
+_COUNTED_STOP = re.compile(rf"^(?:{_AUX}|{_AFTER_COUNTED})$", re.I)
+_COUNT_HEAD = re.compile(r"\bhow many\s+((?:[\w'’-]+\s+){0,3}?[\w'’-]+)(?=\s+(?:" + _AUX + "|" + _AFTER_COUNTED +
+                         r")\b|\W*$)|"
+                         r"\bnumber of\s+([\w'’-]+)|\bin\s+(characters|bytes|bits|digits|words|lines|pages|"
+                         r"kilobytes|megabytes)\b", re.I)
+
+
+def counted(question: str) -> str | None:
+    """What a count question counts, the head noun of "how many ...", "number of ..." or "in
+    <unit>" (``None`` when it does not say): a count answers it only next to that noun.
+
+    >>> counted("How many core developers voted for the model?"), counted("What is the maximum number of "
+    ...     "scopes a token can carry?"), counted("What is the minimum length, in characters, of a secret?")
+    ('developers', 'scopes', 'characters')
+    >>> counted("How many affected people does it take?")
+    'people'
+    >>> counted("What minimum key length must be used?") is None
+    True
+    """
+    m = _COUNT_HEAD.search(question)
+    if not m:
+        return None
+    phrase = next(g for g in m.groups() if g)
+    head = [w.lower().strip("'’") for w in phrase.split() if not _COUNTED_STOP.match(w)]
+    # what is counted is plural ("core developers voted", "characters long"); "people" is the last word
+    plural = [w for w in head if len(w) > 3 and w.endswith("s") and not w.endswith("ss")]
+    return (plural or head[-1:] or [None])[0]
+
+
 def has_number(expression: str) -> bool:
     return bool(_DIGITS.search(expression))
 
@@ -266,7 +297,7 @@ _EXPR: dict[str, re.Pattern[str]] = {k: re.compile(p, re.I) for k, p in {
 }.items()}
 
 
-def _mask_references(text: str) -> str:
+def mask_references(text: str) -> str:
     return _REFERENCE.sub(lambda m: " " * len(m.group(0)), text)
 
 
@@ -282,7 +313,7 @@ def expressions(text: str, kind: str) -> list[str]:
     rx = _EXPR.get(kind)
     if rx is None:
         return []
-    masked = _mask_references(text) if kind in ("count", "amount", "percentage", "duration", "date") else text
+    masked = mask_references(text) if kind in ("count", "amount", "percentage", "duration", "date") else text
     out = [m.group(0).strip() for m in rx.finditer(masked)]
     if kind == "count":
         # "one" is mostly a determiner ("one of the two serializations"), not a count
