@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -173,4 +175,8 @@ def test_pages_without_a_model_do_not_load_one(monkeypatch, aiact):
         assert loads == [], page
     A.st.cache_resource.clear()
     at.switch_page("views/ask.py").run()
-    assert loads == ["hash"]  # the page that needs the model loads it (after rendering)
+    for _ in range(100):  # the page that needs the model loads it in the background, after rendering
+        if loads:
+            break
+        time.sleep(0.1)
+    assert loads == ["hash"]
