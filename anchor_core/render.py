@@ -95,6 +95,44 @@ def export(report: Report, fmt: str) -> bytes:
 
 # -- the facts every format shows -------------------------------------------------------------
 
+_CITE_TAG = re.compile(r"<\s*/?\s*cite\b[^>]*>", re.I)
+_SOURCE_MARK = re.compile(r"(\[\d+(?:,\s*\d+)*\])[ \t]+(?=\S)")
+
+
+def answer_segments(r: Report) -> list[tuple[str, int | None]]:
+    """The answer as a reader sees it, in order: ``(text, claim number)`` where the text is claim
+    ``n``'s own sentence and ``(text, None)`` between claims. ``<cite>`` tags are dropped (the claim
+    markers take their place) and an answer made of several quotes gets one paragraph per quote
+    (a blank line after each source marker such as ``[5]``). A claim whose text is not found in
+    the answer (it was reworded when split) gets no segment; it is listed with the claims.
+
+    >>> answer_segments(report)                    # doctest: +SKIP
+    [('Logging is required.', 1), (' [2]', None)]
+    """
+    text = _CITE_TAG.sub("", r.answer).strip()
+    if r.kind == "ask":
+        text = _SOURCE_MARK.sub(lambda m: m.group(1) + "\n\n", text)
+    out: list[tuple[str, int | None]] = []
+    at = 0
+    for i, c in enumerate(r.claims, 1):
+        claim = c.text.strip()
+        pos = text.find(claim, at) if claim else -1
+        if pos < 0:
+            continue
+        if pos > at:
+            out.append((text[at:pos], None))
+        out.append((claim, i))
+        at = pos + len(claim)
+    if at < len(text):
+        out.append((text[at:], None))
+    return out
+
+
+def plain_answer(r: Report) -> str:
+    """The answer's text with claim markers ``⟨1⟩`` after each claim, for the text formats."""
+    return "".join(f"{t} ⟨{n}⟩" if n else t for t, n in answer_segments(r))
+
+
 
 def header(r: Report, a: Assessment | None = None) -> list[tuple[str, str]]:
     rows = [("run", r.id or "not saved"), ("kind", r.kind), ("created", r.created_at)]

@@ -7,6 +7,8 @@ each page is a short top-to-bottom script in ``app/views/`` over the library.
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 st.set_page_config(page_title="Anchor — grounded answers", page_icon="⚓", layout="wide")
@@ -26,6 +28,15 @@ pages = {
 }
 page = st.navigation(pages)
 
+# What a reviewer typed or chose on a page survives a visit to another page: Streamlit drops the
+# state of widgets that were not drawn in a run, unless the run saves the value again (the
+# documented "interrupt the widget clean-up" pattern), which the entry script does for every page.
+# File uploaders, buttons and the data editor cannot be set this way; Verify keeps those itself.
+KEEP = re.compile(r"(ask_(corpus|k|hops|recitals|scorer|writer|question|claim_.*)|verify_(answer|corpus|units|scorer"
+                  r"|semantic|claim_.*|sources_rows)|rep_(kind|corpus|state|text|open)|review_.*|rev_(claim|verdict"
+                  r"|comment)_.*|rev_name|cp_(corpus|doc|recitals|unit)|up_(into|new_name|existing|groups)|reviewer)")
+for _key in [k for k in st.session_state if KEEP.fullmatch(str(k))]:
+    st.session_state[_key] = st.session_state[_key]
 
 
 def identity() -> None:
@@ -33,8 +44,12 @@ def identity() -> None:
     mode = R.settings().auth.mode
     st.subheader("Signed in" if R.viewer().signed_in and mode != "local" else "Access")
     if mode == "local":
+        if "reviewer" not in st.session_state:
+            st.session_state["reviewer"] = R.remembered_reviewer()
         st.text_input("Reviewer", key="reviewer", placeholder="your name",
-                      help="Stored with every mark you make on a claim (local single-user mode only).")
+                      on_change=lambda: R.remember_reviewer(str(st.session_state.get("reviewer") or "")),
+                      help="Stored with every mark you make on a claim and remembered in this workspace "
+                           "(local single-user mode only).")
         st.warning("**Local single-user mode** (`ANCHOR_AUTH=local`): no sign-in; you see every document. "
                    "Anyone who can reach this port can too.", icon=":material/person:")
         return
@@ -87,4 +102,6 @@ def first_start() -> None:
 
 
 first_start()
+# Which page the previous run drew: Verify tells a reviewer's removing a file from coming back to it.
+st.session_state["page_before"], st.session_state["page_now"] = st.session_state.get("page_now"), page.url_path
 page.run()

@@ -65,6 +65,27 @@ def store() -> access.ScopedStore:
     return access.scoped(raw_store(), viewer())
 
 
+_REVIEWER_FILE = "reviewer-name.txt"
+
+
+def remembered_reviewer() -> str:
+    """The reviewer name last entered in this workspace (local single-user mode), or empty."""
+    try:
+        return (settings().home / _REVIEWER_FILE).read_text(encoding="utf-8").strip()[:200]
+    except OSError:
+        return ""
+
+
+def remember_reviewer(name: str) -> None:
+    """Keep the local reviewer's name in the workspace, so it is asked once, not once per visit."""
+    try:
+        home = settings().home
+        home.mkdir(parents=True, exist_ok=True)
+        (home / _REVIEWER_FILE).write_text(" ".join(name.split())[:200], encoding="utf-8")
+    except OSError as err:  # a read-only workspace: the name still holds for this session
+        log.warning("could not remember the reviewer name: %s", err)
+
+
 # -- who is looking ----------------------------------------------------------------------------
 # request_headers and oidc_claims are the two places a request's identity is read; tests replace
 # them (AppTest can seed st.user but not request headers).

@@ -25,6 +25,15 @@ DECISION_COLOR = {"pass": "green", "answer": "green", "borderline": "orange", "r
                   "fallback": "orange", "answer_with_flags": "orange", "weak": "orange", "refuse": "red"}
 
 
+SCORER_LABEL = {"learned": "Trained model", "lexical": "Word overlap", "llm": "Language model judge"}
+WRITER_LABEL = {"auto": "Automatic", "extractive": "Quotes from the sources", "llm": "Language model"}
+
+
+def scorer_label(name: str) -> str:
+    """A scorer's plain name for a picker, with the technical name beside it."""
+    return f"{SCORER_LABEL[name]} ({name})" if name in SCORER_LABEL else name
+
+
 def empty_store(store) -> None:
     """The clear empty state: no corpus yet, with the two ways out (for those who may add one)."""
     if not R.viewer().unrestricted:
@@ -125,14 +134,51 @@ RELEVANCE_METRIC = {"addressed": "addressed", "not_addressed": "not addressed", 
                     "no_question": "no question"}
 
 
+def where(run: Report, c) -> str:
+    """Where a claim's quote is, as a reviewer names it: the document's file name (or the source id of
+    a verify run) and the page, e.g. ``travel-policy.pdf, page 2``; empty without an anchor."""
+    a = c.anchor
+    if a is None:
+        return ""
+    src = run.source(a.source)
+    name = (src.document or src.doc_id or src.label) if src is not None and run.kind == "ask" else \
+        (src.label if src is not None else a.unit_id)
+    return name + (f", page {a.page}" if a.page else "")
+
+
 def claim_label(run: Report, index: int, a: Assessment | None = None) -> str:
     """Claim ``index`` (1-based) for a picker: its badge (a reviewer's rejection or request for work over
-    the automatic verdict, an acceptance beside it) and its text. ``a``: the run's assessment, when the
-    caller has it (a picker labels every claim on every rerun)."""
+    the automatic verdict, an acceptance beside it), its text and where its quote is (file, page).
+    ``a``: the run's assessment, when the caller has it (a picker labels every claim on every rerun)."""
     c, s = run.claims[index - 1], (a or run.assessment()).claims[index - 1]
     icon = REVIEW_ICON.get(s.review or "", STATUS_ICON[c.status])
     mark = f" · {md_escape(s.label, inline=True)}" if s.review else ""
-    return f"{icon} {index}. {_snippet(c.text, 160)}{mark}"
+    place = f" :gray[— {md_escape(w, inline=True)}]" if (w := where(run, c)) else ""
+    return f"{icon} {index}. {_snippet(c.text, 160)}{place}{mark}"
+
+
+def run_facts(run: Report, suffix: str = "") -> None:
+    """How a verify run was checked, in words; the technical names and threshold on hover."""
+    scorer = run.models.get("scorer", "")
+    emb = run.models.get("embedder") or ""
+    how = SCORER_LABEL.get(scorer, scorer or "unknown")
+    st.caption(f"Checked by {md_escape(how.lower(), inline=True)}, "
+               + ("comparing meaning and words" if emb else "comparing words only")
+               + f" · run {md_code(run.id)}{suffix}",
+               help=f"scorer {scorer or 'unknown'} (support threshold {run.threshold or 0:.2f}), "
+                    f"embedder {emb or 'none'}")
+
+
+def answer_block(run: Report) -> None:
+    """The answer as text, each claim followed by its number (the picker's numbers); no raw ``<cite>``
+    tags, one paragraph per quoted passage."""
+    from anchor_core.render import answer_segments
+
+    parts = []
+    for text, n in answer_segments(run):
+        parts.append(md_escape(text) + (f" :blue-badge[{n}]" if n else ""))
+    with st.container(border=True, key=f"answer_{run.id or 'new'}"):
+        st.markdown("".join(parts) or "*(empty answer)*")
 
 
 def claim_badge(run: Report, index: int, a: Assessment | None = None) -> str:
@@ -199,8 +245,7 @@ def show_ask_run(run: Report, store, *, key: str = "ask") -> None:
         left, right = st.columns([5, 6], gap="large")
         with left:
             st.markdown("**Answer**")
-            with st.container(border=True):
-                st.markdown(md_escape(rep.answer))
+            answer_block(rep)
             claims = run.claims
             if claims:
                 a = run.assessment()
@@ -326,12 +371,48 @@ SCROLL_SCRIPT = ("<script>(function(){var n=0;function go(){"
                  "n+=1;if(n !== 50){setTimeout(go,100);}}go();})();</script>")
 
 
+def created(at: str) -> str:
+    """A run's time as the lists show it: ``2026-12-01 14:32 UTC``."""
+    return at[:16].replace("T", " ") + " UTC"
+
+
+def distinct_titles(summaries) -> dict[str, str]:
+    """Each run's title, numbered where runs share one (``… (2)`` for the second in time), so two
+    identical verify runs can be told apart in a list or a picker."""
+    by_title: dict[str, list] = {}
+    for s in sorted(summaries, key=lambda s: s.created_at):
+        by_title.setdefault(s.title, []).append(s)
+    out = {}
+    for title, same in by_title.items():
+        for n, s in enumerate(same, 1):
+            out[s.id] = f"{title} ({n})" if len(same) > 1 else title
+    return out
+
+
+def table(rows: list[dict], *, key: str | None = None) -> None:
+    """A table that shows every cell's full text, wrapped (``st.table``; a data grid cuts long text
+    off at the column width). A column with mixed kinds of values (a page count beside an empty
+    cell) is shown as text, so Arrow never sees a column it cannot type."""
+    if not rows:
+        return
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+    mixed = {c for c in cols if len({type(r.get(c)) for r in rows if r.get(c) not in (None, "")}) > 1}
+    clean = [{c: ("" if r.get(c) is None else str(r[c])) if c in mixed or r.get(c) is None else r[c]
+              for c in cols} for r in rows]
+    for c in cols:  # an all-number column with gaps: the gaps become empty text, the column text
+        if c not in mixed and any(r.get(c) is None for r in rows):
+            for r in clean:
+                r[c] = str(r[c])
+    with st.container(key=key) if key else st.container():
+        st.table(clean, hide_index=True)
+
+
 def file_result_row(r) -> dict:
     """One row of the per-file upload results table."""
     notes = r.error or "; ".join(r.warnings)
     if r.ok and r.structure:
         notes = r.structure + ("; " + notes if notes else "")
-    return {"file": r.name, "status": r.status, "document": r.doc_id, "pages": r.pages or "", "units": r.units,
+    return {"file": r.name, "status": r.status, "document": r.doc_id, "pages": r.pages or None, "units": r.units,
             "chunks": r.chunks, "references": r.references, "notes": notes}
 
 
@@ -357,3 +438,94 @@ def unit_reader(store, corpus: str, unit_id: str | None) -> None:
         if cited:
             st.caption("Cited by: " + md_escape(", ".join(sorted({r.src_unit + (f'({r.src_part})' if r.src_part else '')
                                                                   for r in cited}))))
+
+
+# -- reviewing and re-checking -----------------------------------------------------------------
+
+
+def save_mark(rs, run_id: str, n_claims: int) -> None:
+    """The review form's submit (a callback, so it may set the sidebar's reviewer name before that
+    widget is drawn). Saves the mark from the form's state; on success clears the comment and moves
+    to the next claim, on failure leaves everything as typed and says why."""
+    ss = st.session_state
+    name = " ".join(str(ss.get("rev_name") or "").split())
+    if name and R.settings().auth.mode == "local":
+        ss["reviewer"] = name
+        R.remember_reviewer(name)
+        ss.pop("rev_name", None)
+    claim_no = ss.get(f"rev_claim_{run_id}") or 1
+    try:
+        mark = rs.review(run_id, claim_no, ss.get(f"rev_verdict_{run_id}") or "accepted",
+                         reviewer=access.reviewer_name(R.viewer()), comment=ss.get(f"rev_comment_{run_id}") or "")
+    except Exception as err:  # shown above the form's neighbours; the typed text stays
+        R.log.info("mark not saved: %s", err)
+        ss["rep_error"] = R._message(err)
+        return
+    from anchor_core.reports import VERDICTS
+
+    ss[f"rev_comment_{run_id}"] = ""
+    ss[f"rev_claim_{run_id}"] = claim_no % n_claims + 1
+    ss["rep_flash"] = (f"Claim {mark.claim} marked {VERDICTS[mark.verdict]} by {mark.reviewer} at "
+                       f"{created(mark.at)}.")
+
+
+RECHECK_WORDS = {"unchanged": ":green[:material/check_circle:] unchanged",
+                 "same": ":green[:material/check_circle:] quote in place (the text changed elsewhere)",
+                 "moved": ":orange[:material/swap_vert:] moved", "changed": ":orange[:material/difference:] reworded",
+                 "gone": ":red[:material/cancel:] gone", "no_anchor": ":gray[:material/remove:] no quote to check"}
+RECHECK_TABLE = {"unchanged": "unchanged", "same": "quote in place", "moved": "moved", "changed": "reworded",
+                 "gone": "gone", "no_anchor": "no quote"}
+
+
+def recheck_view(result) -> None:
+    """A re-check: one row per quote in words, then each reworded quote as it was and as it is, side by
+    side with the differences marked and named, and each gone quote as it was saved."""
+    from anchor_core.recheck import diff
+
+    if result.corpus_version_now == "deleted":
+        st.warning(f"Corpus {md_code(result.corpus)} was deleted since this run: every quote is gone.",
+                   icon=":material/delete_forever:")
+    elif result.corpus_version_then != result.corpus_version_now:
+        st.info(f"Corpus {md_code(result.corpus)} was re-ingested since this run.", icon=":material/update:",
+                help=f"corpus version then {result.corpus_version_then}, now {result.corpus_version_now}")
+    table([{"quote": i, "status": RECHECK_TABLE[c.status], "unit": c.unit_id or "—", "detail": c.detail}
+           for i, c in enumerate(result.checks, 1)], key="recheck_table")
+    for i, c in enumerate(result.checks, 1):
+        if c.status == "changed" and c.old is not None and c.quote is not None:
+            with st.container(border=True):
+                st.markdown(f"**Quote {i}** {RECHECK_WORDS['changed']} · {md_escape(c.unit_id or '', inline=True)}")
+                for what in c.changes:
+                    st.markdown(f"- {md_escape(what, inline=True)}")
+                left, right = st.columns(2)
+                ops = diff(c.old, c.quote)
+                left.caption("Then (saved with the run)")
+                left.html(_diff_html(ops, side="old"))
+                right.caption("Now (in the corpus)")
+                right.html(_diff_html(ops, side="new"))
+        elif c.status == "gone" and c.old:
+            st.markdown(f"**Quote {i}** {RECHECK_WORDS['gone']} — saved: “{md_escape(c.old, inline=True)}”")
+    if result.intact:
+        st.success("All quotes are still in the corpus.", icon=":material/verified:")
+    else:
+        st.warning("Some quotes changed or are gone: re-read those claims before relying on the report.",
+                   icon=":material/warning:")
+
+
+def _diff_html(ops, *, side: str) -> str:
+    """One side of a word diff as HTML: the words only on this side marked (escaped text, no script)."""
+    import html as h
+
+    tag, style = ("del", "background:#fbe3e3;color:#8a1010") if side == "old" else \
+        ("ins", "background:#dff3e4;color:#135c27")
+    out = []
+    for op, was, now in ops:
+        text = was if side == "old" else now
+        if not text:
+            continue
+        if op == "equal":
+            out.append(h.escape(text))
+        else:
+            out.append(f"<{tag} style='{style};text-decoration:none;font-weight:600;border-radius:3px;"
+                       f"padding:0 2px'>{h.escape(text)}</{tag}>")
+    return ("<div class='anchor-diff' style='line-height:1.55;padding:.5em .7em;border:1px solid #e3e6ec;"
+            f"border-radius:6px;background:#fafbfc'>{''.join(out)}</div>")

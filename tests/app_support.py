@@ -75,3 +75,16 @@ def button(at: AppTest, label: str):
 
 def no_traceback(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
+
+
+def tables(at: AppTest) -> list:
+    """Every table on the page as a DataFrame: the full-text tables (``st.table``) and the data grids."""
+    return [t.value for t in at.table] + [df.value for df in at.dataframe]
+
+
+def table_with(at: AppTest, column: str):
+    """The first table on the page that has ``column``."""
+    found = [t for t in tables(at) if column in t.columns]
+    if not found:
+        raise AssertionError(f"no table with a {column!r} column; tables: {[list(t.columns) for t in tables(at)]}")
+    return found[0]

@@ -166,7 +166,8 @@ def test_pages_without_a_model_do_not_load_one(monkeypatch, aiact):
 
     monkeypatch.setattr(E, "make_embedder", counting)
     at = AppTest.from_file(str(A.APP), default_timeout=60)
-    at.run()  # the Ask page: renders, then warms the model at the end
+    at.run()  # the Ask page: renders, then warms the model in the background
+    wait_for(loads)
     for page in ("views/corpora.py", "views/reports.py", "views/verify.py"):
         A.st.cache_resource.clear()
         loads.clear()
@@ -175,8 +176,12 @@ def test_pages_without_a_model_do_not_load_one(monkeypatch, aiact):
         assert loads == [], page
     A.st.cache_resource.clear()
     at.switch_page("views/ask.py").run()
-    for _ in range(100):  # the page that needs the model loads it in the background, after rendering
-        if loads:
-            break
-        time.sleep(0.1)
+    assert loads == []  # not while the page is drawn: after it, in the background
+    wait_for(loads)
     assert loads == ["hash"]
+
+
+def wait_for(loads: list[str], seconds: float = 15) -> None:
+    end = time.monotonic() + seconds
+    while not loads and time.monotonic() < end:
+        time.sleep(0.05)

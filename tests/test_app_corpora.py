@@ -47,9 +47,9 @@ def test_upload_a_pdf_lists_the_corpus_with_per_file_results(small_corpus):
     A.no_traceback(at)
     assert not at.error, [e.value for e in at.error]
     assert any("1 of 1 files stored" in s.value for s in at.success)
-    results = at.dataframe[0].value
+    results = A.table_with(at, "notes")
     assert list(results["status"]) == ["ingested"] and results["pages"][0] == 2
-    tables = [df.value for df in at.dataframe]
+    tables = A.tables(at)
     corpora = next(t for t in tables if "corpus" in t.columns)
     assert set(corpora["corpus"]) == {"widgets", "policies"}
     store = A.store()
@@ -67,7 +67,7 @@ def test_corrupt_upload_is_a_failed_row_and_the_good_file_still_lands():
                 ("notes.md", b"# Notes\n\n## 1. Retention\n\nRecords are kept for ten years.\n", "text/markdown")],
            corpus="mixed")
     A.no_traceback(at)
-    results = at.dataframe[0].value
+    results = A.table_with(at, "notes")
     assert list(results["status"]) == ["failed", "ingested"]
     assert results["notes"][0]  # the reason is shown
     assert any("1 of 2 files stored" in w.value for w in at.warning)
@@ -138,7 +138,7 @@ def test_reference_network_is_drawn_and_a_unit_can_be_read(small_corpus):
 def test_corpora_table_shows_counts_and_backend(corpus):
     A.ingest_aiact()
     at = A.app(PAGE)
-    table = next(df.value for df in at.dataframe if "corpus" in df.value.columns)
+    table = A.table_with(at, "corpus")
     row = table[table["corpus"] == corpus].iloc[0]
     assert row["units"] == 306 and row["documents"] == 1 and row["store"].startswith("SQLite")
 

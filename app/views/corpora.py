@@ -82,23 +82,22 @@ if admin:
             (st.warning if bad else st.success)(
                 f"{len(rows) - len(bad)} of {len(rows)} files stored" + (": see the errors below." if bad else "."),
                 icon=":material/warning:" if bad else ":material/check:")
-            st.dataframe(rows, hide_index=True, width="stretch")
+            W.table(rows, key="up_results_table")
 
 # -- what is stored -----------------------------------------------------------------------------
 st.subheader("Stored corpora")
 if not corpora:
     W.empty_store(store)
     st.stop()
-st.dataframe(R.safe(workspace.corpus_rows, store, default=[]), hide_index=True, width="stretch")
+W.table(R.safe(workspace.corpus_rows, store, default=[]), key="corpora_table")
 
 corpus = st.selectbox("Corpus", names, key="cp_corpus")
 docs = R.safe(store.documents, corpus, what=f"Reading the documents of {corpus}", default=[])
 tab_docs, tab_graph = st.tabs(["Documents", "Reference network"])
 
 with tab_docs:
-    st.dataframe([{"document": d.doc_id, "title": d.title, "groups": ", ".join(d.groups) or "public",
-                   "pages": d.meta.get("pages", ""), "source": d.source} for d in docs],
-                 hide_index=True, width="stretch")
+    W.table([{"document": d.doc_id, "title": d.title, "groups": ", ".join(d.groups) or "public",
+              "pages": d.meta.get("pages"), "source": d.source} for d in docs], key="documents_table")
     c1, c2 = st.columns(2)
     if admin:
         doc_id = c1.selectbox("Document", [d.doc_id for d in docs], key="cp_doc")
