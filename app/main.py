@@ -14,6 +14,7 @@ import streamlit as st
 st.set_page_config(page_title="Anchor — grounded answers", page_icon="⚓", layout="wide")
 
 import resources as R  # noqa: E402  (the app folder is on sys.path when Streamlit runs this script)
+from style import LAYOUT_CSS  # noqa: E402
 
 from anchor_core import workspace  # noqa: E402
 from anchor_core.safe import md_code, md_escape  # noqa: E402
@@ -27,6 +28,8 @@ pages = {
     "Library": [st.Page("views/corpora.py", title="Corpora", icon=":material/library_books:")],
 }
 page = st.navigation(pages)
+
+st.html(LAYOUT_CSS)  # constant CSS, no data
 
 # What a reviewer typed or chose on a page survives a visit to another page: Streamlit drops the
 # state of widgets that were not drawn in a run, unless the run saves the value again (the

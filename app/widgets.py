@@ -213,14 +213,16 @@ def metrics(run: Report) -> None:
     a = run.assessment()
     headline(run, a)
     claims = run.claims
-    cols = st.columns([3, 3, 1, 1, 1.3, 1.1, 1.1])  # the two states are words, the rest counts
-    cols[0].metric("Result", a.short)
-    cols[1].metric("Relevance", RELEVANCE_METRIC[a.relevance.state])
-    cols[2].metric("Supported", sum(c.status == "supported" for c in claims))
-    cols[3].metric("Flagged", sum(c.status == "flagged" for c in claims))
-    cols[4].metric("Contradicted", sum(c.status == "contradicted" for c in claims))
-    cols[5].metric("Not found", sum(c.status == "not_found" for c in claims))
-    cols[6].metric("Rejected", a.rejected, help="claims whose latest reviewer mark is rejected")
+    # Two rows, so that no word is cut off at 1024 px: the two states are words, the rest counts.
+    words = st.columns(2)
+    words[0].metric("Result", a.short)
+    words[1].metric("Relevance", RELEVANCE_METRIC[a.relevance.state])
+    cols = st.columns(5)
+    cols[0].metric("Supported", sum(c.status == "supported" for c in claims))
+    cols[1].metric("Flagged", sum(c.status == "flagged" for c in claims))
+    cols[2].metric("Contradicted", sum(c.status == "contradicted" for c in claims))
+    cols[3].metric("Not found", sum(c.status == "not_found" for c in claims))
+    cols[4].metric("Rejected", a.rejected, help="claims whose latest reviewer mark is rejected")
 
 
 def show_ask_run(run: Report, store, *, key: str = "ask") -> None:
@@ -407,13 +409,28 @@ def table(rows: list[dict], *, key: str | None = None) -> None:
         st.table(clean, hide_index=True)
 
 
+def corpora_table(rows: list[dict]) -> None:
+    """The stored corpora, one row each, narrow enough for 1024 px: the counts in words in one
+    column, the store (the same for every corpus) once beneath."""
+    table([{"corpus": r["corpus"],
+            "contents": f"{count(r['documents'], 'document')}, {count(r['units'], 'unit')}, "
+                        f"{count(r['chunks'], 'passage')}",
+            "cross-references": f"{r['references']:,} resolved" + (f", {r['unresolved']:,} not resolved"
+                                                                  if r["unresolved"] else ""),
+            "last ingest": r["last ingest"], "search model": r["embedder"], "read as": r["adapter"]}
+           for r in rows], key="corpora_table")
+    if rows:
+        st.caption(f"Stored in {md_escape(rows[0]['store'], inline=True)}")
+
+
 def file_result_row(r) -> dict:
-    """One row of the per-file upload results table."""
+    """One row of the per-file upload results table: the file's name, what became of it, and why."""
     notes = r.error or "; ".join(r.warnings)
     if r.ok and r.structure:
         notes = r.structure + ("; " + notes if notes else "")
-    return {"file": r.name, "status": r.status, "document": r.doc_id, "pages": r.pages or None, "units": r.units,
-            "chunks": r.chunks, "references": r.references, "notes": notes}
+    contents = (f"{count(r.units, 'unit')}, {count(r.chunks, 'passage')}, {count(r.references, 'cross-reference')}"
+                if r.ok else "")
+    return {"file": r.name, "status": r.status, "pages": r.pages or None, "contents": contents, "notes": notes}
 
 
 def unit_reader(store, corpus: str, unit_id: str | None) -> None:

@@ -140,7 +140,8 @@ def test_corpora_table_shows_counts_and_backend(corpus):
     at = A.app(PAGE)
     table = A.table_with(at, "corpus")
     row = table[table["corpus"] == corpus].iloc[0]
-    assert row["units"] == 306 and row["documents"] == 1 and row["store"].startswith("SQLite")
+    assert row["contents"] == "1 document, 306 units, 959 passages"
+    assert any(c.value.startswith("Stored in SQLite") for c in at.caption)
 
 
 def test_dropped_files_show_what_embedding_them_will_cost_and_warn_when_long(monkeypatch):

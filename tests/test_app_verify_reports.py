@@ -128,7 +128,7 @@ def test_mark_a_claim_export_every_format_and_reread_it(downloads):
     assert review_table["verdict"][0] == "needs work" and review_table["by"][0] == "Ada Auditor"
 
     labels = [b.label for b in at.download_button]
-    assert labels == ["Markdown", "JSON", "HTML", "PDF"]
+    assert labels == ["PDF", "HTML", "Markdown", "JSON"]
     assert len(downloads) == 4
     for name, data in downloads.items():
         back = render.read_export(data, name=name)

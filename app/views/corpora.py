@@ -89,7 +89,7 @@ st.subheader("Stored corpora")
 if not corpora:
     W.empty_store(store)
     st.stop()
-W.table(R.safe(workspace.corpus_rows, store, default=[]), key="corpora_table")
+W.corpora_table(R.safe(workspace.corpus_rows, store, default=[]))
 
 corpus = st.selectbox("Corpus", names, key="cp_corpus")
 docs = R.safe(store.documents, corpus, what=f"Reading the documents of {corpus}", default=[])

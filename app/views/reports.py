@@ -75,8 +75,8 @@ def _open_selected() -> None:
 
 st.caption(f"{count(len(summaries), 'saved run')} — click a row to open it.")
 st.dataframe([{"created": s.created_at[:16].replace("T", " "), "kind": s.kind, "title": titles[s.id],
-               "result": s.assessment.short, "corpus": s.corpus or "—", "claims": s.claims,
-               "review": s.review_state} for s in summaries],
+               "result": (a := s.assessment).short, "corpus": s.corpus or "—", "claims": s.claims,
+               "review": s.review_state, "headline": a.headline} for s in summaries],
              hide_index=True, width="stretch", key="rep_list", on_select=_open_selected, selection_mode="single-row",
              column_config={"title": st.column_config.TextColumn("title", width="large"),
                             "claims": st.column_config.NumberColumn("claims", width="small"),
@@ -185,14 +185,15 @@ if claims:
                             + (f" — {md_escape(r.comment, inline=True)}" if r.comment else ""))
 
 st.subheader("Export and re-check")
-cols = st.columns(5)
-for col, (fmt, label) in zip(cols, [("markdown", "Markdown"), ("json", "JSON"), ("html", "HTML"), ("pdf", "PDF")]):
+cols = st.columns(4)
+for col, (fmt, label) in zip(cols, [("pdf", "PDF"), ("html", "HTML"), ("markdown", "Markdown"), ("json", "JSON")]):
     data = R.safe(render.export, run, fmt, what=f"Preparing the {label} export")
     if data is not None:
         col.download_button(label, data, file_name=render.filename(run, fmt), mime=render.FORMATS[fmt][1],
                             icon=":material/download:", key=f"dl_{fmt}_{run.id}")
 if run.kind == "ask":
-    if cols[4].button("Re-check against current corpus", icon=":material/published_with_changes:"):
+    if st.button("Re-check against current corpus", icon=":material/published_with_changes:",
+                 help="Is each quote still in the corpus, word for word, where it was?"):
         with R.guard("Re-checking"):
             from anchor_core.recheck import recheck
 
@@ -200,7 +201,7 @@ if run.kind == "ask":
     if (result := st.session_state.get(f"recheck_{run.id}")) is not None:
         W.recheck_view(result)
 else:
-    cols[4].caption("A verify run is checked against the source texts saved with it; re-run it on Verify with "
+    st.caption("A verify run is checked against the source texts saved with it; re-run it on Verify with "
                     "new versions of the sources.")
 
 if viewer.unrestricted:  # deleting a run drops its reviewer marks: admins and the local operator only
