@@ -101,22 +101,47 @@ def _stage(stage: str) -> str:
 def refusal_card(rep: Report) -> None:
     with st.container(border=True):
         st.markdown("### :red[:material/block:] Not answered")
-        st.markdown(f"**Why:** {md_escape(rep.reason)}")
+        tech = f"refusal code {rep.reason_code}"
         if rep.gate:
             g = rep.gate
             th = ", ".join(f"{k} {v:.2f}" for k, v in g.thresholds.items())
-            st.caption(f"Gate: {g.verdict}, evidence score {g.score:.2f}{' (thresholds ' + th + ')' if th else ''}"
-                       f" · refusal code {md_code(str(rep.reason_code))}")
+            tech = f"gate {g.verdict}, evidence score {g.score:.2f}" + (f" (thresholds {th})" if th else "") + \
+                f"; {tech}"
+        st.markdown(f"**Why it was not answered:** {md_escape(rep.reason)}", help=tech)
         if rep.sources:
-            st.markdown("**What was retrieved** (not enough to answer):")
+            st.markdown(f"**What was found** ({count(len(rep.sources), 'passage')}, not enough to answer):")
             for s in rep.sources:
-                via = f" · followed from {md_escape(s.followed_from, inline=True)}" if s.followed_from else ""
-                st.markdown(f"- **\\[{s.n}\\] {md_escape(s.label, inline=True)}** · score {s.score:.3f}{via} — "
+                st.markdown(f"- **\\[{s.n}\\] {md_escape(s.label, inline=True)}**{source_place(s)}{_reached(s)} — "
                             f"{_snippet(s.text, 220)}")
         else:
-            st.markdown("Nothing relevant was retrieved.")
-        st.caption("Rephrase with the document's own terms, widen the access groups or the number of sources, "
+            st.markdown("Nothing relevant was found.")
+        st.caption("Rephrase with the document's own terms, widen the access groups or the number of passages, "
                    "or pick another corpus.")
+
+
+def source_place(s) -> str:
+    """`` · travel-policy.pdf, page 2`` for a retrieved passage (escaped), or empty."""
+    bits = [b for b in (s.document, f"page {s.page}" if s.page else "") if b]
+    return (" · " + md_escape(", ".join(bits), inline=True)) if bits else ""
+
+
+def _reached(s) -> str:
+    if s.direct or not (s.followed_from or s.path):
+        return ""
+    return " · reached by following a cross-reference from " + md_escape(readable_path(s.followed_from or s.path),
+                                                                          inline=True)
+
+
+def readable_path(path: str) -> str:
+    """A reference path as the document names its parts: ``annex-3(4) ← article-80(1)`` reads
+    ``Annex 3(4) ← Article 80(1)`` (unit ids turned into words; the order is kept)."""
+    def one(p: str) -> str:
+        head, _, part = p.strip().partition("(")
+        name = head.rsplit("/", 1)[-1].replace("-", " ").replace("_", " ").strip()
+        name = name[:1].upper() + name[1:]
+        return name + (f"({part}" if part else "")
+
+    return " ← ".join(one(p) for p in path.split("←"))
 
 
 def _snippet(text: str, n: int) -> str:
@@ -134,7 +159,7 @@ RELEVANCE_METRIC = {"addressed": "addressed", "not_addressed": "not addressed", 
                     "no_question": "no question"}
 
 
-def where(run: Report, c) -> str:
+def claim_place(run: Report, c) -> str:
     """Where a claim's quote is, as a reviewer names it: the document's file name (or the source id of
     a verify run) and the page, e.g. ``travel-policy.pdf, page 2``; empty without an anchor."""
     a = c.anchor
@@ -153,7 +178,7 @@ def claim_label(run: Report, index: int, a: Assessment | None = None) -> str:
     c, s = run.claims[index - 1], (a or run.assessment()).claims[index - 1]
     icon = REVIEW_ICON.get(s.review or "", STATUS_ICON[c.status])
     mark = f" · {md_escape(s.label, inline=True)}" if s.review else ""
-    place = f" :gray[— {md_escape(w, inline=True)}]" if (w := where(run, c)) else ""
+    place = f" :gray[— {md_escape(w, inline=True)}]" if (w := claim_place(run, c)) else ""
     return f"{icon} {index}. {_snippet(c.text, 160)}{place}{mark}"
 
 
@@ -258,12 +283,12 @@ def show_ask_run(run: Report, store, *, key: str = "ask") -> None:
         with right:
             if pick is not None:
                 claim_evidence(run, pick + 1, store)
-    with st.expander(f"Retrieved sources ({len(rep.sources)})"):
+    with st.expander(f"Passages found ({len(rep.sources)})"):
         for s in rep.sources:
-            how = "direct hit" if s.direct else f"reached by reference: {md_escape(s.path, inline=True)}"
-            page = f" · page {s.page}" if s.page else ""
-            st.markdown(f"**\\[{s.n}\\] {md_escape(s.label, inline=True)}** · score {s.score:.3f} · {how}{page}  \n"
-                        f"{_snippet(s.text, 400)}")
+            how = " · found by the search" if s.direct else (_reached(s) or " · reached by a cross-reference")
+            st.markdown(f"**\\[{s.n}\\] {md_escape(s.label, inline=True)}**{source_place(s)}{how}  \n"
+                        f"{_snippet(s.text, 400)}", help=f"search score {s.score:.3f}; unit {s.unit_id}"
+                        + (f"; path {s.path}" if s.path else ""))
     with st.expander("What it did"):
         for e in rep.trace:
             decision = (f" :{DECISION_COLOR.get(e.decision, 'gray')}-badge[{md_escape(e.decision, inline=True)}]"
@@ -335,6 +360,14 @@ def claim_evidence(run: Report, index: int, store=None) -> None:
     # The source text goes through the sanitiser (no JavaScript); the scroll script is a constant.
     st.html(workspace.highlight_html(text, start, end, mark_id=f"q-{index}"))
     st.html(SCROLL_SCRIPT, unsafe_allow_javascript=True)
+    src = run.source(a.source)
+    plain = [f"**From** {md_escape(claim_place(run, c) or a.unit_id, inline=True)}"
+             + (f" · {md_escape(src.label, inline=True)}" if src is not None and run.kind == "ask" else "")]
+    match = "word for word" if a.method == "verbatim" else f"by {md_escape(a.method, inline=True)}"
+    plain.append(f"**Match** {match}: score {a.score:.2f}, needed {a.threshold:.2f}")
+    if path := run.path(c):
+        plain.append(f"**Reached by following** {md_escape(readable_path(path), inline=True)}")
+    st.markdown("  \n".join(plain))
     facts = {"unit" if run.kind == "ask" else "source": md_escape(a.unit_id, inline=True)}
     if a.part:
         facts["part"] = md_escape(a.part, inline=True)
@@ -342,11 +375,12 @@ def claim_evidence(run: Report, index: int, store=None) -> None:
         facts["page"] = str(a.page)
     facts["offsets"] = f"[{a.start}:{a.end}]"
     facts["score"] = f"{a.score:.2f} ({md_escape(a.method, inline=True)}, threshold {a.threshold:.2f})"
-    if path := run.path(c):
+    if path:
         facts["reference path"] = md_escape(path, inline=True)
     if a.unit_sha256:
         facts["sha256"] = md_escape(a.unit_sha256[:16]) + "…"
-    st.markdown("  \n".join(f"**{k}** {v}" for k, v in facts.items()))
+    with st.expander("Technical details (to re-check the quote)"):
+        st.markdown("  \n".join(f"**{k}** {v}" for k, v in facts.items()))
     if len(c.atoms) > 1:
         st.markdown("**Parts of the claim**")
         for t in c.atoms:

@@ -72,7 +72,7 @@ def test_unanswerable_question_shows_a_refusal_card(aiact):
     assert at.status[0].state == "error" and at.status[0].label.startswith("Refused")
     page = A.texts(at)
     assert "Not answered" in page and "kelvin" in page.lower()
-    assert "What was retrieved" in page
+    assert "Why it was not answered" in page and "What was found" in page
 
 
 def test_empty_question_is_a_visible_warning(aiact):
