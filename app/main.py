@@ -14,6 +14,8 @@ import streamlit as st
 st.set_page_config(page_title="Anchor — grounded answers", page_icon="⚓", layout="wide")
 
 import resources as R  # noqa: E402  (the app folder is on sys.path when Streamlit runs this script)
+import widgets as W  # noqa: E402
+from jobs import JOBS  # noqa: E402
 from style import LAYOUT_CSS  # noqa: E402
 
 from anchor_core import workspace  # noqa: E402
@@ -83,25 +85,18 @@ with st.sidebar:
 
 
 def first_start() -> None:
-    """On the very first start (empty store, demo never offered) ingest the AI Act demo corpus."""
-    s = R.settings()
+    """On the very first start (empty store, demo never offered) load the AI Act demo corpus, as the
+    workspace's shared ingest job: a reload or a second tab shows the same job's progress."""
     if not R.viewer().unrestricted:
         return  # loading the demo is an ingest: admins and the local operator only
-    store = R.safe(R.store, what="Opening the store")
-    if store is None or not R.safe(workspace.needs_demo, store, s.home, what="Checking the store", default=False):
-        return
-    box = st.container(border=True)
-    box.markdown("**First start: loading the EU AI Act demo corpus** — about a minute, only once.")
-    bar = box.progress(0.0, text="loading the embedding model…")
-
-    def progress(done: int, total: int) -> None:
-        bar.progress(min(done / max(total, 1), 1.0), text=f"embedding {done} of {total} chunks")
-
-    with R.guard("Loading the demo corpus"):
-        emb = workspace.ingest_embedder(R.embedder(), s)
-        info = workspace.ingest_demo(store, emb, s.home, progress=progress)
-        bar.progress(1.0, text=f"ready: {info.units} units, {info.chunks} chunks, {info.references} references")
-        st.toast(f"Demo corpus `{info.name}` is ready — ask it a question.", icon=":material/check_circle:")
+    home = str(R.settings().home)
+    if JOBS.get(home) is None:
+        store = R.safe(R.store, what="Opening the store")
+        if store is None or not R.safe(workspace.needs_demo, store, R.settings().home, what="Checking the store",
+                                       default=False):
+            return
+        W.start_demo(store)
+    W.job_status()
 
 
 first_start()

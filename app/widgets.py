@@ -12,6 +12,7 @@ import time
 
 import resources as R
 import streamlit as st
+from jobs import JOBS
 
 from anchor_core import access, workspace
 from anchor_core.assessment import Assessment
@@ -41,23 +42,72 @@ def empty_store(store) -> None:
                 "group, ANCHOR_AUTH_ADMIN_GROUP) or on the server's command line; public documents are open to "
                 "everyone, the others to their groups.", icon=":material/inbox:")
         return
+    if JOBS.running(str(R.settings().home)):
+        st.info("**The demo corpus is being loaded** — its progress is shown above; this page fills in when it is "
+                "ready.", icon=":material/hourglass_top:")
+        return
     st.info("**No corpus yet — upload one.** Add documents on the Corpora page, or load the EU AI Act demo corpus "
             "to try Anchor right away.", icon=":material/inbox:")
     c1, c2 = st.columns(2)
     c1.page_link("views/corpora.py", label="Upload documents", icon=":material/upload_file:")
     if c2.button("Load the AI Act demo corpus", icon=":material/download:"):
-        bar = st.progress(0.0, text="loading the embedding model…")
+        start_demo(store)
+        st.rerun()
 
-        def progress(done: int, total: int) -> None:
-            bar.progress(min(done / max(total, 1), 1.0), text=f"embedding {done} of {total} chunks")
 
-        ok = False
-        with R.guard("Loading the demo corpus"):
-            s = R.settings()
-            workspace.ingest_demo(store, workspace.ingest_embedder(R.embedder(), s), s.home, progress=progress)
-            ok = True
-        if ok:
+# -- the shared ingest job ------------------------------------------------------------------------
+
+
+def start_demo(store):
+    """Start loading the demo corpus as the workspace's ingest job, or attach to the one running."""
+    s = R.settings()
+    kind = s.embedder
+
+    def work(job):
+        job.step(0, 0, "loading the embedding model")
+        emb = workspace.ingest_embedder(R._embedder(kind), s)
+        job.step(0, 0, "reading the regulation")
+        return workspace.ingest_demo(store, emb, s.home, progress=lambda d, t: job.step(d, t, "embedding"))
+
+    return JOBS.start(str(s.home), "the EU AI Act demo corpus", work, explain=R._message)[0]
+
+
+def job_status() -> None:
+    """The workspace's ingest job, if there is one: live progress (rate, time left) while it runs, in
+    every tab and after a reload; once finished, a note (success once per session, a failure until
+    dismissed)."""
+    home = str(R.settings().home)
+    job = JOBS.get(home)
+    if job is None:
+        return
+    view = job.snapshot()
+    if view.state == "running":
+        _job_progress(home, view.id)
+        return
+    seen = st.session_state.setdefault("jobs_seen", set())
+    if view.state == "done" and view.id not in seen:
+        seen.add(view.id)
+        info = view.result
+        st.toast(f"Loaded {view.what}: {count(info.units, 'unit')}, {count(info.chunks, 'passage')}, "
+                 f"{count(info.references, 'cross-reference')}.", icon=":material/check_circle:")
+    elif view.state == "failed":
+        c1, c2 = st.columns([5, 1], vertical_alignment="center")
+        c1.error(f"Loading {md_escape(view.what)} stopped: {view.error}", icon=":material/error:")
+        if c2.button("Try again", key=f"job_retry_{view.id}"):
+            JOBS.forget(home, view.id)
             st.rerun()
+
+
+@st.fragment(run_every=1.0)
+def _job_progress(home: str, job_id: str) -> None:
+    job = JOBS.get(home)
+    view = job.snapshot() if job is not None else None
+    if view is None or view.id != job_id or view.state != "running":
+        st.rerun()  # finished (or replaced): draw the whole page again, with the corpus
+        return
+    with st.container(border=True, key="ingest_job"):
+        st.markdown(f"**Loading {md_escape(view.what)}** — shared by every tab; reloading does not restart it.")
+        st.progress(view.fraction, text=view.text())
 
 
 def run_ask(question: str, *, store, corpus: str, settings) -> str | None:
