@@ -31,6 +31,8 @@ class Job:
 
     what: str
     """What is being ingested, in words (``the EU AI Act demo corpus``)."""
+    kind: str = "ingest"
+    """``demo`` or ``upload``: which page shows the result."""
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     state: State = "running"
     stage: str = "starting"
@@ -62,9 +64,9 @@ class Job:
             if self.first_step is not None and self.done > self.first_done and now > self.first_step:
                 rate = (self.done - self.first_done) / (now - self.first_step)
             eta = (self.total - self.done) / rate if rate and self.state == "running" else None
-            return JobView(id=self.id, what=self.what, state=self.state, stage=self.stage, done=self.done,
-                           total=self.total, elapsed=now - self.started, rate=rate, eta=eta, error=self.error,
-                           result=self.result)
+            return JobView(id=self.id, what=self.what, kind=self.kind, state=self.state, stage=self.stage,
+                           done=self.done, total=self.total, elapsed=now - self.started, rate=rate, eta=eta,
+                           error=self.error, result=self.result)
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,7 @@ class JobView:
 
     id: str
     what: str
+    kind: str
     state: State
     stage: str
     done: int
@@ -99,7 +102,7 @@ class JobView:
             return f"stopped after {duration(self.elapsed)}: {self.error}"
         if not self.total:
             return f"{self.stage}… ({duration(self.elapsed)} so far)"
-        out = f"{self.stage} {self.done:,} of {self.total:,} chunks"
+        out = f"{self.stage}: {self.done:,} of {self.total:,} chunks"
         if self.rate:
             out += f" · {self.rate:.0f} chunks/s" if self.rate >= 10 else f" · {self.rate:.1f} chunks/s"
         if self.eta is not None:
@@ -122,7 +125,7 @@ class Jobs:
         job = self.get(workspace)
         return job if job is not None and job.state == "running" else None
 
-    def start(self, workspace: str, what: str, work: Callable[[Job], Any], *,
+    def start(self, workspace: str, what: str, work: Callable[[Job], Any], *, kind: str = "ingest",
               explain: Callable[[BaseException], str] = str) -> tuple[Job, bool]:
         """The workspace's running job, or ``work`` started as a new one: ``(job, started)``.
         ``work(job)`` reports progress through ``job.step`` and returns the job's result; ``explain``
@@ -131,7 +134,7 @@ class Jobs:
             current = self._jobs.get(workspace)
             if current is not None and current.state == "running":
                 return current, False
-            job = Job(what=what)
+            job = Job(what=what, kind=kind)
             self._jobs[workspace] = job
 
         def run() -> None:

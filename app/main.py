@@ -86,7 +86,8 @@ with st.sidebar:
 
 def first_start() -> None:
     """On the very first start (empty store, demo never offered) load the AI Act demo corpus, as the
-    workspace's shared ingest job: a reload or a second tab shows the same job's progress."""
+    workspace's shared ingest job: a reload or a second tab shows the same job's progress (as it
+    does for an upload's job)."""
     if not R.viewer().unrestricted:
         return  # loading the demo is an ingest: admins and the local operator only
     home = str(R.settings().home)

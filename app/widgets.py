@@ -69,7 +69,29 @@ def start_demo(store):
         job.step(0, 0, "reading the regulation")
         return workspace.ingest_demo(store, emb, s.home, progress=lambda d, t: job.step(d, t, "embedding"))
 
-    return JOBS.start(str(s.home), "the EU AI Act demo corpus", work, explain=R._message)[0]
+    return JOBS.start(str(s.home), "the EU AI Act demo corpus", work, kind="demo", explain=R._message)[0]
+
+
+def start_upload(store, files: list[tuple[str, bytes]], *, corpus: str, groups: list[str]):
+    """Ingest uploaded files as the workspace's ingest job; its result is the per-file table rows."""
+    s = R.settings()
+    kind = s.embedder
+
+    def work(job):
+        job.step(0, 0, "loading the embedding model")
+        emb = workspace.ingest_embedder(R._embedder(kind), s)
+
+        def progress(p) -> None:
+            extra = (f" (about {workspace.duration(p.estimate.seconds)} in all)"
+                     if p.estimate is not None and p.estimate.large and p.estimate.seconds else "")
+            job.step(p.done, p.total, f"file {p.index + 1} of {p.files}, {p.name}: {p.stage}{extra}")
+
+        results = workspace.upload_files(store, emb, files, corpus=corpus, groups=groups,
+                                         max_mb=s.max_upload_mb, progress=progress)
+        return [file_result_row(r) for r in results]
+
+    what = f"{count(len(files), 'file')} into corpus {corpus}"
+    return JOBS.start(str(s.home), what, work, kind="upload", explain=R._message)[0]
 
 
 def job_status() -> None:
@@ -85,7 +107,7 @@ def job_status() -> None:
         _job_progress(home, view.id)
         return
     seen = st.session_state.setdefault("jobs_seen", set())
-    if view.state == "done" and view.id not in seen:
+    if view.state == "done" and view.id not in seen and view.kind == "demo":
         seen.add(view.id)
         info = view.result
         st.toast(f"Loaded {view.what}: {count(info.units, 'unit')}, {count(info.chunks, 'passage')}, "
@@ -106,7 +128,8 @@ def _job_progress(home: str, job_id: str) -> None:
         st.rerun()  # finished (or replaced): draw the whole page again, with the corpus
         return
     with st.container(border=True, key="ingest_job"):
-        st.markdown(f"**Loading {md_escape(view.what)}** — shared by every tab; reloading does not restart it.")
+        st.markdown(f"**{'Loading' if view.kind == 'demo' else 'Ingesting'} {md_escape(view.what)}** — shared by "
+                    "every tab; reloading does not restart it.")
         st.progress(view.fraction, text=view.text())
 
 

@@ -88,3 +88,19 @@ def table_with(at: AppTest, column: str):
     if not found:
         raise AssertionError(f"no table with a {column!r} column; tables: {[list(t.columns) for t in tables(at)]}")
     return found[0]
+
+
+def wait_for_job(at: AppTest, seconds: float = 120) -> AppTest:
+    """Wait until the workspace's running ingest job (a thread of the dashboard) finished, then redraw;
+    without a running job the page is left as it is (a message of the last run stays readable)."""
+    import sys
+    import time
+
+    jobs = sys.modules.get("jobs")
+    job = jobs.JOBS.running(str(home())) if jobs is not None else None
+    if job is None:
+        return at
+    end = time.monotonic() + seconds
+    while job is not None and job.state == "running" and time.monotonic() < end:
+        time.sleep(0.1)
+    return at.run()

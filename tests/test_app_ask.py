@@ -168,7 +168,7 @@ def test_job_progress_says_rate_and_time_left():
     job.step(200, 1000)
     view = job.snapshot()
     assert 19 < view.rate < 21 and 39 < view.eta < 41
-    assert view.text().startswith("embedding 200 of 1,000 chunks · 20 chunks/s · about")
+    assert view.text().startswith("embedding: 200 of 1,000 chunks · 20 chunks/s · about")
 
 
 def test_store_locked_by_another_process_is_a_message_not_a_traceback():

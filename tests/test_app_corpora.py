@@ -36,7 +36,8 @@ def upload(at, files, corpus="policies", existing=False, groups=()):
     if groups:
         at.multiselect(key="up_groups").set_value(list(groups))
     A.button(at, "Ingest").click()
-    return at.run()
+    at.run()
+    return A.wait_for_job(at)
 
 
 def test_upload_a_pdf_lists_the_corpus_with_per_file_results(small_corpus):

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 import resources as R
 import streamlit as st
 import widgets as W
+from jobs import JOBS
 
 from anchor_core import workspace
 from anchor_core.errors import AnchorError
@@ -53,29 +54,23 @@ if admin:
         known_groups = sorted({g for n in names for g in R.safe(workspace.corpus_groups, store, n, default=[])})
         groups = c3.multiselect("Access groups", known_groups, accept_new_options=True, key="up_groups",
                                 help="Only queries in one of these groups see the documents. Empty: public.")
-        if st.button("Ingest", type="primary", icon=":material/upload:", disabled=not files):
-            results = None
+        home = str(R.settings().home)
+        busy = JOBS.running(home)
+        if busy is not None:
+            st.caption(f"Another ingest is running ({md_escape(busy.what)}): one at a time per workspace. Its "
+                       "progress is shown at the top of the page.")
+        if st.button("Ingest", type="primary", icon=":material/upload:", disabled=not files or busy is not None):
             with R.guard("Ingesting"):
                 corpus = workspace.check_corpus_name(target or "")
                 if into == "new corpus" and corpus in names:
                     raise AnchorError(f"a corpus named {corpus!r} already exists; choose “existing corpus” "
                                                 "to add these files to it, or another name")
-                bar = st.progress(0.0, text="reading files…")
-
-                def progress(p) -> None:
-                    frac = (p.index + (p.done / p.total if p.total else 0.0)) / max(p.files, 1)
-                    detail = f" ({p.done} of {p.total} chunks)" if p.total else ""
-                    if p.estimate is not None and p.estimate.large and p.estimate.seconds:
-                        detail += f", about {workspace.duration(p.estimate.seconds)} in all"
-                    bar.progress(min(frac, 1.0), text=f"file {p.index + 1} of {p.files}: {p.name} — {p.stage}{detail}")
-
-                emb = workspace.ingest_embedder(R.embedder(), R.settings())
-                results = workspace.upload_files(store, emb, [(f.name, f.getvalue()) for f in files], corpus=corpus,
-                                                 groups=groups, max_mb=R.settings().max_upload_mb, progress=progress)
-                bar.progress(1.0, text="done")
-            if results is not None:
-                st.session_state["up_results"] = [W.file_result_row(r) for r in results]
+                W.start_upload(store, [(f.name, f.getvalue()) for f in files], corpus=corpus, groups=groups)
+                st.session_state.pop("up_results", None)
                 st.rerun()
+        done = JOBS.get(home)
+        if done is not None and done.kind == "upload" and done.state == "done" and done.result is not None:
+            st.session_state["up_results"] = done.result  # every tab sees the last upload's results
         if st.session_state.get("up_results"):
             rows = st.session_state["up_results"]
             bad = [r for r in rows if r["status"] == "failed"]
