@@ -540,8 +540,10 @@ def file_result_row(r) -> dict:
     return {"file": r.name, "status": r.status, "pages": r.pages or None, "contents": contents, "notes": notes}
 
 
-def unit_reader(store, corpus: str, unit_id: str | None) -> None:
-    """A unit's text with what it cites and what cites it."""
+def unit_reader(store, corpus: str, unit_id: str | None, names: dict[str, str] | None = None) -> None:
+    """A unit's text with what it cites and what cites it (counted as the graph counts them)."""
+    from graph import links
+
     if not unit_id:
         return
     unit = R.safe(lambda: store.get_units(corpus, [unit_id]).get(unit_id), what=f"Reading {unit_id}")
@@ -549,19 +551,31 @@ def unit_reader(store, corpus: str, unit_id: str | None) -> None:
         st.warning(f"{md_code(unit_id)} is not in corpus {md_code(corpus)} any more (deleted in another tab?).",
                    icon=":material/warning:")
         return
+    kind = (names or {}).get(unit.kind, unit.kind)
     with st.container(border=True):
         st.markdown(f"**{md_escape(unit.heading, inline=True)}**"
                     + (f" — {md_escape(unit.title, inline=True)}" if unit.title else "")
-                    + f"  \n{md_code(unit.unit_id)} · {md_escape(unit.kind)} · document {md_code(unit.doc_id)} · "
-                    f"{len(unit.text)} characters")
+                    + f"  \n{md_escape(kind)} · document {md_code(unit.doc_id)} · {len(unit.text):,} characters",
+                    help=f"unit id {unit.unit_id}, kind {unit.kind}")
         st.html(workspace.highlight_html(unit.text, 0, 0, mark_id="unit-text", max_height="24em"))
-        cites = R.safe(store.references_from, corpus, [unit_id], default=[])
-        cited = R.safe(store.references_to, corpus, [unit_id], default=[])
-        if cites:
-            st.caption("Cites: " + md_escape(", ".join(sorted({r.target_label for r in cites}))))
-        if cited:
-            st.caption("Cited by: " + md_escape(", ".join(sorted({r.src_unit + (f'({r.src_part})' if r.src_part else '')
-                                                                  for r in cited}))))
+        link = R.safe(links, store, corpus, unit_id, what="Reading the references")
+        if link is None:
+            return
+        heads = R.safe(lambda: store.get_units(corpus, [*link.cites, *link.cited_by]), default={}) or {}
+
+        def named(uid: str) -> str:
+            return heads[uid].heading if uid in heads else uid
+
+        if link.cites:
+            st.caption(f"Cites {count(len(link.cites), 'other unit')}: "
+                       + md_escape(", ".join(sorted(named(u) for u in link.cites))))
+        if link.cited_by:
+            st.caption(f"Cited by {count(len(link.cited_by), 'unit')}: "
+                       + md_escape(", ".join(sorted(named(u) for u in link.cited_by))))
+        if link.within:
+            st.caption("Refers to its own parts: " + md_escape(", ".join(sorted(set(link.within)))))
+        if link.unresolved:
+            st.caption("Names outside this corpus (not linked): " + md_escape(", ".join(sorted(set(link.unresolved)))))
 
 
 # -- reviewing and re-checking -----------------------------------------------------------------

@@ -118,21 +118,52 @@ def test_delete_corpus_with_confirmation_shows_the_empty_state(small_corpus):
     assert "No corpus yet — upload one" in A.texts(at)
 
 
+def _figure(at) -> dict:
+    import json
+
+    charts = at.get("plotly_chart")
+    assert charts, "no Plotly chart"
+    return json.loads(charts[0].proto.spec)
+
+
 def test_reference_network_is_drawn_and_a_unit_can_be_read(small_corpus):
     A.ingest_parsed(small_corpus)
     at = A.app(PAGE)
     A.no_traceback(at)
-    charts = at.get("plotly_chart")
-    assert charts, "no Plotly chart"
-    import json
-
-    fig = json.loads(charts[0].proto.spec)
+    assert at.selectbox(key="cp_unit").value == "annex-1"  # the most cited unit first
+    fig = _figure(at)
+    # around Annex I: Article 2 cites it: both labelled, one arrow from Article 2 to Annex I
     ids = {c for tr in fig["data"] for c in (tr.get("customdata") or [])}
-    assert {"article-2", "annex-1"} <= ids
-    at.selectbox(key="cp_unit").set_value("annex-1").run()
+    assert ids == {"article-2", "annex-1"}
+    assert {t for tr in fig["data"] for t in (tr.get("text") or [])} == {"Article 2", "Annex I"}
+    arrows = [a for a in fig["layout"]["annotations"] if a.get("showarrow")]
+    assert len(arrows) == 1 and arrows[0]["ax"] < arrows[0]["x"]  # from the citing unit (left) to the cited
+    assert {tr["name"] for tr in fig["data"]} == {"Article", "Annex"}
     page = A.texts(at)
     assert "Red widgets used for recruitment of staff." in page
-    assert "Cited by: article-2" in page
+    assert "Cited by 1 unit: Article 2" in page and "Names outside this corpus (not linked): Blue" in page
+    at.selectbox(key="cp_unit").set_value("article-2").run()
+    assert "Cites 1 other unit: Annex I" in A.texts(at)
+    hover = [h for tr in _figure(at)["data"] for h in (tr.get("hovertext") or []) if "Article 2" in h]
+    assert "cites 1 other unit · cited by 0" in hover[0]  # the graph counts as the reader lists
+    at.radio(key="cp_scope").set_value("the whole corpus").run()
+    A.no_traceback(at)
+    assert {"article-2", "annex-1"} <= {c for tr in _figure(at)["data"] for c in (tr.get("customdata") or [])}
+
+
+def test_kinds_are_named_as_the_document_names_them(small_corpus):
+    sys_path = str(A.APP.parent)
+    import sys
+
+    sys.path.insert(0, sys_path)
+    try:
+        from graph import kind_names
+    finally:
+        sys.path.remove(sys_path)
+    for u in small_corpus.units:
+        if u.kind == "annex":
+            u.heading = "Schedule 1"
+    assert kind_names(small_corpus.units) == {"article": "Article", "annex": "Schedule"}
 
 
 @pytest.mark.parametrize("corpus", ["aiact"])
