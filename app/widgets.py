@@ -624,8 +624,9 @@ def recheck_view(result) -> None:
         st.warning(f"Corpus {md_code(result.corpus)} was deleted since this run: every quote is gone.",
                    icon=":material/delete_forever:")
     elif result.corpus_version_then != result.corpus_version_now:
-        st.info(f"Corpus {md_code(result.corpus)} was re-ingested since this run.", icon=":material/update:",
-                help=f"corpus version then {result.corpus_version_then}, now {result.corpus_version_now}")
+        st.info(f"Corpus {md_code(result.corpus)} was re-ingested since this run (version "
+                f"{md_code(result.corpus_version_then[:12])} then, {md_code(result.corpus_version_now[:12])} now).",
+                icon=":material/update:")
     table([{"quote": i, "status": RECHECK_TABLE[c.status], "unit": c.unit_id or "—", "detail": c.detail}
            for i, c in enumerate(result.checks, 1)], key="recheck_table")
     for i, c in enumerate(result.checks, 1):

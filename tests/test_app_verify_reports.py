@@ -234,3 +234,31 @@ def test_saved_verify_run_shows_the_answer_as_text_with_claim_markers():
     assert ":blue-badge[1]" in shown and ":blue-badge[2]" in shown
     listed = A.table_with(at, "title")
     assert listed["title"].nunique() == 2 and listed["title"][0].endswith("(2)")
+
+
+def test_recheck_shows_old_and_new_text_side_by_side_with_the_change_named():
+    from anchor_core.ask import AskSettings, ask
+    from anchor_core.embeddings import HashEmbedder
+    from tests.ask_fixtures import drone_corpus
+
+    store = A.ingest_parsed(drone_corpus(), corpus="drones")
+    r = ask("Which lighting system do flights at night require?", store=store, embedder=HashEmbedder(),
+            corpus="drones", settings=AskSettings())
+    saved = ReportStore(A.home() / "reports.db").save(r)
+    parsed = drone_corpus()
+    a5 = next(u for u in parsed.units if u.unit_id == "article-5")
+    a5.text = a5.text.replace("from 5 kilometres", "from 3 kilometres")
+    A.ingest_parsed(parsed, corpus="drones")
+    at = A.app()
+    at.session_state["open_run"] = saved.id
+    at.switch_page("views/reports.py").run()
+    A.button(at, "Re-check against current corpus").click()
+    at.run()
+    A.no_traceback(at)
+    assert A.table_with(at, "detail")["status"][0] == "reworded"
+    page = A.texts(at)
+    assert "a number changed: 5 → 3" in page
+    sides = [h.value for h in at.get("html") if "anchor-diff" in h.value]
+    assert len(sides) == 2 and ">5 </del>" in sides[0] and ">3 </ins>" in sides[1]
+    at.radio[0].set_value(0).run()  # another click on the page: the re-check stays on screen
+    assert "a number changed: 5 → 3" in A.texts(at)
