@@ -44,12 +44,17 @@ def workspace(tmp_path):
 
 
 @pytest.fixture
-def server(workspace):
+def server(workspace, tmp_path):
+    """The dashboard; afterwards its log must hold no traceback (the Arrow 'pages' column errors
+    were only ever visible there)."""
     port = _free_port()
     env = {**os.environ, "ANCHOR_EMBEDDER": "hash", "ANCHOR_AUTH": "local", "PYTHONPATH": str(REPO),
            "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    with running(streamlit_argv(port), port, env, cwd=REPO) as url:
+    log = tmp_path / "server.log"
+    with running(streamlit_argv(port), port, env, cwd=REPO, log=log) as url:
         yield url
+    text = log.read_text(errors="replace")
+    assert "Traceback" not in text and "ArrowInvalid" not in text, text[-3000:]
 
 
 def _shots(tmp_path: Path) -> Path:
@@ -160,3 +165,47 @@ def test_every_page_at_1024_and_1400_px_shows_full_text(server, workspace, tmp_p
             browser.close()
     for f in ("ask-1024.png", "corpora-1024.png", "reports-1024.png", "reports-1400.png"):
         assert (shots / f).stat().st_size > 10_000
+
+
+def test_verify_keeps_what_was_typed_across_pages_and_shows_the_answer_as_text(server, tmp_path):
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (requirements.txt)")
+    from tests.test_app_verify_reports import ANSWER, ART12
+
+    shots = _shots(tmp_path)
+    src = tmp_path / "art12.txt"
+    src.write_text(ART12)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1024, "height": 900})
+            page.goto(server + "/verify", wait_until="domcontentloaded")
+            box = page.get_by_label("Paste the answer")
+            box.fill(ANSWER)
+            box.press("Tab")
+            page.locator("[data-testid='stFileUploader']", has_text="Upload sources").locator(
+                "input[type=file]").set_input_files(str(src))
+            page.get_by_text("art12.txt").first.wait_for(timeout=30_000)
+            _settle(page)
+            # away to Reports and back, through the sidebar as a reviewer would
+            page.get_by_role("link", name="Reports").click()
+            page.get_by_role("heading", name="Reports").wait_for(timeout=30_000)
+            page.get_by_role("link", name="Verify").click()
+            page.get_by_role("heading", name="Verify an answer").wait_for(timeout=30_000)
+            _settle(page)
+            assert page.get_by_label("Paste the answer").input_value() == ANSWER
+            page.get_by_text("Kept from before: art12.txt").wait_for(timeout=10_000)
+            page.get_by_role("button", name="Verify", exact=True).click()
+            page.get_by_text("Verification report").wait_for(timeout=60_000)
+            _settle(page)
+            answer = page.locator("[class*='st-key-answer_']").first.inner_text()
+            assert "cite" not in answer and "recording of events" in answer
+            offsets = page.evaluate(RADIO_OFFSETS)
+            assert offsets and all(-2 <= o <= 8 for o in offsets), offsets
+            _shoot(page, shots / "verify-run-1024.png")
+            page.set_viewport_size({"width": 1400, "height": 900})
+            _settle(page)
+            _shoot(page, shots / "verify-run-1400.png")
+        finally:
+            browser.close()
