@@ -258,7 +258,7 @@ def claim_label(run: Report, index: int, a: Assessment | None = None) -> str:
 def run_facts(run: Report, suffix: str = "") -> None:
     """How a verify run was checked, in words; the technical names and threshold on hover."""
     scorer = run.models.get("scorer", "")
-    emb = run.models.get("embedder") or ""
+    emb = "" if run.models.get("embedder") in (None, "", "none") else run.models["embedder"]
     how = SCORER_LABEL.get(scorer, scorer or "unknown")
     st.caption(f"Checked by {md_escape(how.lower(), inline=True)}, "
                + ("comparing meaning and words" if emb else "comparing words only")

@@ -209,3 +209,40 @@ def test_verify_keeps_what_was_typed_across_pages_and_shows_the_answer_as_text(s
             _shoot(page, shots / "verify-run-1400.png")
         finally:
             browser.close()
+
+
+def test_the_run_list_is_clickable_and_identical_runs_have_distinct_titles(server, tmp_path):
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (requirements.txt)")
+    from anchor_core.scorers import make_scorer
+    from anchor_core.verify import verify_answer
+    from tests.test_app_verify_reports import ANSWER, ART12
+
+    rs = ReportStore(A.home() / "reports.db")
+    first, second = (rs.save(verify_answer(ANSWER, {"art12": ART12}, scorer=make_scorer("lexical")))
+                     for _ in range(2))
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1024, "height": 900})
+            page.goto(server + "/reports", wait_until="domcontentloaded")
+            picker = page.get_by_label("Open run")
+            picker.wait_for(timeout=60_000)
+            _settle(page)
+            page.get_by_text(second.id).first.wait_for(timeout=30_000)  # the newest run is open
+            assert page.get_by_text(first.id).count() == 0
+            shown = page.evaluate("""() => { const s = [...document.querySelectorAll('[data-testid="stSelectbox"]')]
+                .find(e => e.innerText.includes('Open run'));
+                return s.innerText + ' ' + [...s.querySelectorAll('input')].map(i => i.value + ' ' +
+                    (i.getAttribute('aria-label') || '')).join(' ') + ' ' + (s.querySelector('[title]') || {}).title; }""")
+            assert "(2)" in shown, shown  # two identical runs, numbered in time order
+            grid = page.locator("[data-testid='stDataFrame']").first
+            box = grid.bounding_box()
+            page.mouse.click(box["x"] + 15, box["y"] + 35 + 35 + 17)  # the row marker of the second row
+            page.get_by_text(first.id).first.wait_for(timeout=30_000)  # the older run opened by the click
+            _settle(page)
+            _shoot(page, shots := _shots(tmp_path) / "reports-list-1024.png")
+            assert shots.stat().st_size > 10_000 and second.id != first.id
+        finally:
+            browser.close()
