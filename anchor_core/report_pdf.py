@@ -128,7 +128,7 @@ def to_pdf(r: Report, *, font: Path | None | str = "auto") -> bytes:
         if fill:
             pdf.set_fill_color(*fill)
         pdf.multi_cell(0, size * line, t(text), align="L", new_x="LMARGIN", new_y="NEXT", fill=bool(fill),
-                       padding=(1.5, 2.5) if fill else 0)
+                       padding=(2, 3) if fill else 0)
         if gap:
             pdf.ln(gap)
 

@@ -76,6 +76,13 @@ RADIO_OFFSETS = """() => [...document.querySelectorAll('[data-testid="stRadioOpt
     return c.top - t.top; })"""
 
 
+# What a select box shows as picked (its text, its inputs' values and titles), by its label.
+PICKED = """label => { const s = [...document.querySelectorAll('[data-testid="stSelectbox"]')]
+    .find(e => e.innerText.includes(label));
+    const bits = [...s.querySelectorAll('input, [title]')].map(i => (i.value || '') + ' ' + (i.title || ''));
+    return s.innerText + ' ' + bits.join(' '); }"""
+
+
 def _shoot(page, path: Path) -> None:
     """The whole page: Streamlit scrolls its main area, not the document, so the window is made as
     tall as the content for the picture."""
@@ -232,10 +239,7 @@ def test_the_run_list_is_clickable_and_identical_runs_have_distinct_titles(serve
             _settle(page)
             page.get_by_text(second.id).first.wait_for(timeout=30_000)  # the newest run is open
             assert page.get_by_text(first.id).count() == 0
-            shown = page.evaluate("""() => { const s = [...document.querySelectorAll('[data-testid="stSelectbox"]')]
-                .find(e => e.innerText.includes('Open run'));
-                return s.innerText + ' ' + [...s.querySelectorAll('input')].map(i => i.value + ' ' +
-                    (i.getAttribute('aria-label') || '')).join(' ') + ' ' + (s.querySelector('[title]') || {}).title; }""")
+            shown = page.evaluate(PICKED, "Open run")
             assert "(2)" in shown, shown  # two identical runs, numbered in time order
             grid = page.locator("[data-testid='stDataFrame']").first
             box = grid.bounding_box()
