@@ -91,13 +91,13 @@ def table_with(at: AppTest, column: str):
 
 
 def wait_for_job(at: AppTest, seconds: float = 120) -> AppTest:
-    """Wait until the workspace's running ingest job (a thread of the dashboard) finished, then redraw;
-    without a running job the page is left as it is (a message of the last run stays readable)."""
+    """Wait until the workspace's ingest job (a thread of the dashboard) finished, then redraw; without
+    any job (the click was refused) the page is left as it is (its message stays readable)."""
     import sys
     import time
 
     jobs = sys.modules.get("jobs")
-    job = jobs.JOBS.running(str(home())) if jobs is not None else None
+    job = jobs.JOBS.get(str(home())) if jobs is not None else None
     if job is None:
         return at
     end = time.monotonic() + seconds
