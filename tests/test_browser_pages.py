@@ -115,6 +115,7 @@ def test_every_page_at_1024_and_1400_px_shows_full_text(server, workspace, tmp_p
             page.locator(".anchor-source mark").first.wait_for(state="visible", timeout=60_000)
             _settle(page)
             _shoot(page, shots / "ask-1024.png")
+            page.locator("[data-testid='stRadioOption']").first.wait_for(timeout=30_000)
             offsets = page.evaluate(RADIO_OFFSETS)
             assert offsets and all(-2 <= o <= 8 for o in offsets), offsets
             run_id = ReportStore(A.home() / "reports.db").list()[0].id
@@ -123,11 +124,16 @@ def test_every_page_at_1024_and_1400_px_shows_full_text(server, workspace, tmp_p
             page.goto(server + "/corpora", wait_until="domcontentloaded")
             page.locator("input[type=file]").first.set_input_files([str(workspace["pdf"]),
                                                                     str(workspace["broken"])])
+            page.get_by_text("travel-policy.pdf").first.wait_for(timeout=60_000)
             page.get_by_label("New corpus name").fill(CORPUS)
             page.get_by_label("New corpus name").press("Tab")
             _settle(page)
-            page.get_by_role("button", name="Ingest").click()
-            page.get_by_text("1 of 2 files stored").wait_for(timeout=120_000)
+            page.get_by_role("button", name="Ingest").click(timeout=90_000)  # enabled once the files are in
+            try:
+                page.get_by_text("1 of 2 files stored").wait_for(timeout=120_000)
+            except Exception:
+                _shoot(page, shots / "corpora-upload-failed.png")
+                raise
             _settle(page)
             failed = page.locator('[data-testid="stTable"] td', has_text="scanned-contract").first
             failed.wait_for(timeout=10_000)
@@ -206,6 +212,7 @@ def test_verify_keeps_what_was_typed_across_pages_and_shows_the_answer_as_text(s
             page.get_by_role("button", name="Verify", exact=True).click()
             page.get_by_text("Verification report").wait_for(timeout=60_000)
             _settle(page)
+            page.locator("[data-testid='stRadioOption']").first.wait_for(timeout=30_000)
             answer = page.locator("[class*='st-key-answer_']").first.inner_text()
             assert "cite" not in answer and "recording of events" in answer
             offsets = page.evaluate(RADIO_OFFSETS)

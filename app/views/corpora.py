@@ -42,7 +42,7 @@ if admin:
                            "If it is interrupted, embedding resumes where it stopped on the next upload of the file.",
                            icon=":material/schedule:")
             elif estimates:
-                st.caption(f"{sum(e.chunks for e in estimates):,} chunks or so to embed, "
+                st.caption(f"{count(sum(e.chunks for e in estimates), 'chunk')} or so to embed, "
                            f"about {workspace.duration(sum(e.seconds or 0 for e in estimates))}.")
         c1, c2, c3 = st.columns([2, 3, 3])
         into = c1.radio("Into", ["new corpus", "existing corpus"], key="up_into", disabled=not names)
@@ -74,7 +74,8 @@ if admin:
             rows = st.session_state["up_results"]
             bad = [r for r in rows if r["status"] == "failed"]
             (st.warning if bad else st.success)(
-                f"{len(rows) - len(bad)} of {len(rows)} files stored" + (": see the errors below." if bad else "."),
+                f"{len(rows) - len(bad)} of {count(len(rows), 'file')} stored"
+                + (": see the errors below." if bad else "."),
                 icon=":material/warning:" if bad else ":material/check:")
             W.table(rows, key="up_results_table")
 
@@ -151,8 +152,8 @@ with tab_graph:
                        what="Building the reference network")
         fig = G.whole(graph, units, names, counts) if graph is not None and graph.nodes else None
         caption = (f"{count(len(graph.nodes), 'unit')}, {count(len(graph.edges), 'link')}; node size = how often a "
-                   "unit is cited, the 12 most cited are named" + (f"; {graph.hidden} units without references "
-                                                                    "hidden" if graph.hidden else "")
+                   "unit is cited, the 12 most cited are named" + (f"; {count(graph.hidden, 'unit')} without "
+                                                                    "references hidden" if graph.hidden else "")
                    if graph is not None else "")
     else:
         center = units[unit_id]
