@@ -33,15 +33,22 @@ page = st.navigation(pages)
 
 st.html(LAYOUT_CSS)  # constant CSS, no data
 
-# What a reviewer typed or chose on a page survives a visit to another page: Streamlit drops the
-# state of widgets that were not drawn in a run, unless the run saves the value again (the
-# documented "interrupt the widget clean-up" pattern), which the entry script does for every page.
-# File uploaders, buttons and the data editor cannot be set this way; Verify keeps those itself.
+# What a reviewer typed or chose on a page survives a visit to another page. Streamlit drops the
+# state of a widget that was not drawn in a run; every run notes the current values here, and a
+# value whose widget state was dropped is put back (before its page draws the widget again). Only a
+# dropped value is ever written back: writing a live widget's value would overwrite what the
+# reviewer is typing into it at that moment. File uploaders, buttons and the data editor cannot be
+# set this way; Verify keeps those itself.
 KEEP = re.compile(r"(ask_(corpus|k|hops|recitals|scorer|writer|question|claim_.*)|verify_(answer|corpus|units|scorer"
-                  r"|semantic|claim_.*|sources_rows)|rep_(kind|corpus|state|text|open)|review_.*|rev_(claim|verdict"
-                  r"|comment)_.*|rev_name|cp_(corpus|doc|recitals|unit)|up_(into|new_name|existing|groups)|reviewer)")
+                  r"|semantic|claim_.*)|rep_(kind|corpus|state|text|open)|review_.*|rev_(claim|verdict"
+                  r"|comment)_.*|rev_name|cp_(corpus|doc|recitals|unit|scope)|up_(into|new_name|existing|groups)"
+                  r"|reviewer)")
+_kept: dict = st.session_state.setdefault("kept_input", {})
 for _key in [k for k in st.session_state if KEEP.fullmatch(str(k))]:
-    st.session_state[_key] = st.session_state[_key]
+    _kept[_key] = st.session_state[_key]
+for _key, _value in _kept.items():
+    if _key not in st.session_state:
+        st.session_state[_key] = _value
 
 
 def identity() -> None:

@@ -591,6 +591,7 @@ def save_mark(rs, run_id: str, n_claims: int) -> None:
         ss["reviewer"] = name
         R.remember_reviewer(name)
         ss.pop("rev_name", None)
+        ss.get("kept_input", {}).pop("rev_name", None)  # asked once: not put back on another page
     claim_no = ss.get(f"rev_claim_{run_id}") or 1
     try:
         mark = rs.review(run_id, claim_no, ss.get(f"rev_verdict_{run_id}") or "accepted",
