@@ -34,11 +34,13 @@ page = st.navigation(pages)
 st.html(LAYOUT_CSS)  # constant CSS, no data
 
 # What a reviewer typed or chose on a page survives a visit to another page. Streamlit drops the
-# state of a widget that was not drawn in a run; every run notes the current values here, and a
-# value whose widget state was dropped is put back (before its page draws the widget again). Only a
-# dropped value is ever written back: writing a live widget's value would overwrite what the
-# reviewer is typing into it at that moment. File uploaders, buttons and the data editor cannot be
-# set this way; Verify keeps those itself.
+# state of a widget that was not drawn in a run, and a browser that opens a page starts its widgets
+# empty even where the server still holds a value (streamlit/streamlit#6146). So every run notes
+# the current values here; a value whose state was dropped is put back, and on the first run of a
+# page every noted value is written again, which makes the server send it to the widget. Never on a
+# later run of the same page: writing a live widget's value would overwrite what the reviewer is
+# typing into it at that moment (a corpus name, while an upload reruns the page). File uploaders,
+# buttons and the data editor cannot be set this way; Verify keeps those itself.
 KEEP = re.compile(r"(ask_(corpus|k|hops|recitals|scorer|writer|question|claim_.*)|verify_(answer|corpus|units|scorer"
                   r"|semantic|claim_.*)|rep_(kind|corpus|state|text|open)|review_.*|rev_(claim|verdict"
                   r"|comment)_.*|rev_name|cp_(corpus|doc|recitals|unit|scope)|up_(into|new_name|existing|groups)"
@@ -46,8 +48,9 @@ KEEP = re.compile(r"(ask_(corpus|k|hops|recitals|scorer|writer|question|claim_.*
 _kept: dict = st.session_state.setdefault("kept_input", {})
 for _key in [k for k in st.session_state if KEEP.fullmatch(str(k))]:
     _kept[_key] = st.session_state[_key]
+_new_page = st.session_state.get("page_now") != page.url_path
 for _key, _value in _kept.items():
-    if _key not in st.session_state:
+    if _new_page or _key not in st.session_state:
         st.session_state[_key] = _value
 
 

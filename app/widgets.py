@@ -480,6 +480,18 @@ SCROLL_SCRIPT = ("<script>(function(){var n=0;function go(){"
                  "n+=1;if(n !== 50){setTimeout(go,100);}}go();})();</script>")
 
 
+def valid_choice(key: str, options: list, *, many: bool = False) -> None:
+    """Drop a kept choice that is no longer on offer (a corpus deleted since, a unit of another
+    corpus), so the picker falls back to its default instead of failing."""
+    ss = st.session_state
+    if key not in ss:
+        return
+    if many:
+        ss[key] = [v for v in ss[key] or [] if v in options]
+    elif ss[key] not in options:
+        del ss[key]
+
+
 def created(at: str) -> str:
     """A run's time as the lists show it: ``2026-12-01 14:32 UTC``."""
     return at[:16].replace("T", " ") + " UTC"

@@ -262,3 +262,23 @@ def test_recheck_shows_old_and_new_text_side_by_side_with_the_change_named():
     assert len(sides) == 2 and ">5 </del>" in sides[0] and ">3 </ins>" in sides[1]
     at.radio[0].set_value(0).run()  # another click on the page: the re-check stays on screen
     assert "a number changed: 5 → 3" in A.texts(at)
+
+
+def test_a_kept_choice_that_is_gone_falls_back_instead_of_failing():
+    from tests.ask_fixtures import drone_corpus
+
+    A.ingest_aiact()
+    store = A.ingest_parsed(drone_corpus(), corpus="drones")
+    at = A.app("views/verify.py")
+    at.selectbox(key="verify_corpus").set_value("drones").run()
+    at.multiselect(key="verify_units").set_value(["article-5"]).run()
+    at.switch_page("views/corpora.py").run()
+    at.selectbox(key="cp_corpus").set_value("drones").run()
+    store.delete_corpus("drones")  # deleted meanwhile (another tab, the CLI)
+    at.switch_page("views/verify.py").run()
+    A.no_traceback(at)
+    assert at.selectbox(key="verify_corpus").value == "aiact"
+    assert set(at.multiselect(key="verify_units").value) <= set(A.store().unit_ids("aiact"))
+    at.switch_page("views/corpora.py").run()
+    A.no_traceback(at)
+    assert at.selectbox(key="cp_corpus").value == "aiact"

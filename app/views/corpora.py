@@ -49,6 +49,7 @@ if admin:
         if into == "new corpus" or not names:
             target = c2.text_input("New corpus name", key="up_new_name", placeholder="e.g. contracts")
         else:
+            W.valid_choice("up_existing", names)
             target = c2.selectbox("Corpus", names, key="up_existing")
         known_groups = sorted({g for n in names for g in R.safe(workspace.corpus_groups, store, n, default=[])})
         groups = c3.multiselect("Access groups", known_groups, accept_new_options=True, key="up_groups",
@@ -88,6 +89,7 @@ W.corpora_table(R.safe(workspace.corpus_rows, store, default=[]))
 
 if (nxt := st.session_state.pop("cp_unit_next", None)) is not None:
     st.session_state["cp_unit"] = nxt  # a unit clicked on the graph: set before its picker is drawn
+W.valid_choice("cp_corpus", names)
 corpus = st.selectbox("Corpus", names, key="cp_corpus")
 docs = R.safe(store.documents, corpus, what=f"Reading the documents of {corpus}", default=[])
 tab_docs, tab_graph = st.tabs(["Documents", "Reference network"])
@@ -97,6 +99,7 @@ with tab_docs:
               "pages": d.meta.get("pages"), "source": d.source} for d in docs], key="documents_table")
     c1, c2 = st.columns(2)
     if admin:
+        W.valid_choice("cp_doc", [d.doc_id for d in docs])
         doc_id = c1.selectbox("Document", [d.doc_id for d in docs], key="cp_doc")
         if c1.button("Delete document…", disabled=not doc_id, icon=":material/delete:"):
             st.session_state["pending_delete"] = ("document", corpus, doc_id)

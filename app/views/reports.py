@@ -27,7 +27,9 @@ mine = R.safe(lambda: access.visible_runs(rs, viewer, rs.list()), what="Listing 
 with st.sidebar:
     st.subheader("Filter runs")
     kind = st.selectbox("Kind", ["all", "ask", "verify"], key="rep_kind")
-    corpus = st.selectbox("Corpus", ["all", *sorted({s.corpus for s in mine if s.corpus})], key="rep_corpus")
+    corpora = ["all", *sorted({s.corpus for s in mine if s.corpus})]
+    W.valid_choice("rep_corpus", corpora)
+    corpus = st.selectbox("Corpus", corpora, key="rep_corpus")
     review_state = st.selectbox("Review state", ["all", "not reviewed", "in review", "accepted", "needs work",
                                                  "rejected", "nothing to review"], key="rep_state")
     text = st.text_input("Title contains", key="rep_text")

@@ -64,8 +64,11 @@ with right:
     if corpora:
         with st.expander("…or use units of a stored corpus as sources",
                          expanded=bool(st.session_state.get("verify_units"))):
+            W.valid_choice("verify_corpus", corpora)
             corpus = st.selectbox("Corpus", corpora, key="verify_corpus")
-            unit_ids = st.multiselect("Units", R.safe(store.unit_ids, corpus, default=[]), key="verify_units",
+            offered = R.safe(store.unit_ids, corpus, default=[])
+            W.valid_choice("verify_units", offered, many=True)
+            unit_ids = st.multiselect("Units", offered, key="verify_units",
                                       placeholder="e.g. article-6")
 
 with st.sidebar:
