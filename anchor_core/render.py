@@ -95,6 +95,44 @@ def export(report: Report, fmt: str) -> bytes:
 
 # -- the facts every format shows -------------------------------------------------------------
 
+_CITE_TAG = re.compile(r"<\s*/?\s*cite\b[^>]*>", re.I)
+_SOURCE_MARK = re.compile(r"(\[\d+(?:,\s*\d+)*\])[ \t]+(?=\S)")
+
+
+def answer_segments(r: Report) -> list[tuple[str, int | None]]:
+    """The answer as a reader sees it, in order: ``(text, claim number)`` where the text is claim
+    ``n``'s own sentence and ``(text, None)`` between claims. ``<cite>`` tags are dropped (the claim
+    markers take their place) and an answer made of several quotes gets one paragraph per quote
+    (a blank line after each source marker such as ``[5]``). A claim whose text is not found in
+    the answer (it was reworded when split) gets no segment; it is listed with the claims.
+
+    >>> answer_segments(report)                    # doctest: +SKIP
+    [('Logging is required.', 1), (' [2]', None)]
+    """
+    text = _CITE_TAG.sub("", r.answer).strip()
+    if r.kind == "ask":
+        text = _SOURCE_MARK.sub(lambda m: m.group(1) + "\n\n", text)
+    out: list[tuple[str, int | None]] = []
+    at = 0
+    for i, c in enumerate(r.claims, 1):
+        claim = c.text.strip()
+        pos = text.find(claim, at) if claim else -1
+        if pos < 0:
+            continue
+        if pos > at:
+            out.append((text[at:pos], None))
+        out.append((claim, i))
+        at = pos + len(claim)
+    if at < len(text):
+        out.append((text[at:], None))
+    return out
+
+
+def plain_answer(r: Report) -> str:
+    """The answer's text with a marker ``(claim 1)`` after each claim, for the document formats."""
+    return "".join(f"{t} (claim {n})" if n else t for t, n in answer_segments(r))
+
+
 
 def header(r: Report, a: Assessment | None = None) -> list[tuple[str, str]]:
     rows = [("run", r.id or "not saved"), ("kind", r.kind), ("created", r.created_at)]
@@ -249,7 +287,7 @@ def to_markdown(r: Report, *, record: bool = True) -> str:
     if r.refused:
         out += ["## Refused", "", f"{m(r.reason)} ({md_code(str(r.reason_code))})", ""]
     else:
-        out += ["## Answer", "", m(r.answer.strip()), ""]
+        out += ["## Answer", "", m(plain_answer(r)), ""]
     if r.claims:
         out += ["## Claims", ""]
         for i, c in enumerate(r.claims, 1):
@@ -317,7 +355,8 @@ def to_html(r: Report) -> str:
         parts.append(f"<div class='refused'><h2>Refused</h2><p>{e(r.reason)} "
                      f"<small>({e(str(r.reason_code))})</small></p></div>")
     else:
-        parts.append(f"<h2>Answer</h2><p>{e(r.answer.strip())}</p>")
+        paras = "".join(f"<p>{e(p.strip())}</p>" for p in plain_answer(r).split("\n\n") if p.strip())
+        parts.append(f"<h2>Answer</h2>{paras}")
     if r.claims:
         parts.append("<h2>Claims</h2>")
     for i, c in enumerate(r.claims, 1):
@@ -362,102 +401,13 @@ def _font_path() -> Path | None:
     return next((p for p in _FONT_CANDIDATES if p.exists()), None)
 
 
-_LATIN1 = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-", "…": "...", "←": "<-",
-                         "→": "->", "≥": ">=", "≤": "<=", "•": "-", "\u00a0": " "})
-
-
 def to_pdf(r: Report, *, font: Path | None | str = "auto") -> bytes:
-    """A paginated PDF with the same facts as the HTML and the record attached as ``anchor-report.json``.
+    """A designed PDF (title page, verdict summary, a section per claim with the quote highlighted in
+    its context, page numbers) with the record attached as ``anchor-report.json``; see
+    :mod:`anchor_core.report_pdf`."""
+    from anchor_core.report_pdf import to_pdf as pdf
 
-    Uses DejaVu Sans when installed (full Unicode); otherwise Helvetica with typographic characters
-    transliterated (the attached JSON keeps the exact text either way)."""
-    from fpdf import FPDF
-
-    font_file = _font_path() if font == "auto" else (Path(font) if font else None)
-    pdf = FPDF(format="A4")
-    pdf.set_auto_page_break(True, margin=15)
-    pdf.set_title(r.title)
-    pdf.set_creator("Anchor")
-    if font_file is not None:
-        pdf.add_font("body", "", str(font_file))
-        bold = font_file.with_name(font_file.stem + "-Bold" + font_file.suffix)
-        pdf.add_font("body", "B", str(bold if bold.exists() else font_file))
-        family = "body"
-
-        def t(s: str) -> str:
-            return s
-    else:
-        family = "helvetica"
-
-        def t(s: str) -> str:
-            return s.translate(_LATIN1).encode("latin-1", "replace").decode("latin-1")
-
-    def para(text: str, size: float = 10, style: str = "", color: tuple[int, int, int] = (29, 35, 48)) -> None:
-        pdf.set_font(family, style, size)
-        pdf.set_text_color(*color)
-        pdf.multi_cell(0, size * 0.5, t(text), new_x="LMARGIN", new_y="NEXT")
-
-    pdf.add_page()
-    a = r.assessment()
-    para(r.title, 16, "B")
-    pdf.ln(1)
-    para(a.headline, 11.5, "B", {"verified": (23, 105, 46), "unconfirmed": (154, 98, 0)}.get(a.state, (161, 17, 17)))
-    pdf.ln(2)
-    for k, v in header(r, a):
-        para(f"{k}: {v}", 9, color=(80, 80, 80))
-    pdf.ln(3)
-    if r.refused:
-        para("Refused", 13, "B", (161, 17, 17))
-        para(f"{r.reason} ({r.reason_code})")
-    else:
-        para("Answer", 13, "B")
-        para(r.answer.strip())
-    colors = {"supported": (23, 105, 46), "flagged": (154, 98, 0), "contradicted": (161, 17, 17),
-              "not_found": (161, 17, 17)}
-    if r.claims:
-        pdf.ln(2)
-        para("Claims", 13, "B")
-    for i, c in enumerate(r.claims, 1):
-        pdf.ln(1.5)
-        st = a.claims[i - 1]
-        para(f"{i}. [{st.label}] {c.text}{_cites(r, c)}", 10, "B",
-             colors["contradicted"] if st.review in ("rejected", "needs_work") else colors[c.status])
-        para(f"anchor: {anchor_line(r, c)}", 9, color=(80, 80, 80))
-        if c.anchor is not None:
-            para(f"quote: \u201c{c.anchor.quote}\u201d", 9.5)
-            para(f"document sha256: {c.anchor.unit_sha256 or 'unknown'}", 8, color=(100, 100, 100))
-        if c.contradiction is not None:
-            para(f"contradicted by {contradiction_line(r, c)}: \u201c{c.contradiction.quote}\u201d", 9.5,
-                 color=colors["contradicted"])
-        for x in claim_notes(a, i):
-            para(x, 9, color=colors["contradicted"])
-        if path := r.path(c):
-            para(f"reference path: {path}", 8.5, color=(80, 80, 80))
-        if c.flags:
-            para(f"flags: {', '.join(c.flags)}", 9, color=colors["flagged"])
-        for x in c.reasons + _atom_lines(r, c):
-            para(f"- {x}", 9, color=(80, 80, 80))
-        for h in history(r, i) or ["not reviewed"]:
-            para(f"review: {h}", 9, "B" if h != "not reviewed" else "", (40, 60, 120))
-    if r.sources:
-        pdf.ln(2)
-        para("Retrieved sources" if r.kind == "ask" else "Sources", 13, "B")
-        for s in r.sources:
-            via = f", followed from {s.followed_from}" if s.followed_from else ""
-            score = f" score {s.score:.3f}" if r.kind == "ask" else ""
-            para(f"[{s.n}] {s.label}{score}{via}: {' '.join(s.text.split())[:300]}", 8.5)
-    if r.trace or r.notes:
-        pdf.ln(2)
-        para("What it did", 13, "B")
-        for e in r.trace:
-            para(f"{e.stage}: {e.message}", 8.5)
-        for n in r.notes:
-            para(f"note: {n}", 8.5)
-    pdf.ln(3)
-    para(RECHECK_NOTE, 8, color=(100, 100, 100))
-    pdf.embed_file(bytes=to_json(r).encode(), basename="anchor-report.json", mime_type="application/json",
-                   desc="the complete run: claims, quotes, offsets, hashes, scores, thresholds, models, reviews")
-    return bytes(pdf.output())
+    return pdf(r, font=font)
 
 
 # -- reading back -----------------------------------------------------------------------------

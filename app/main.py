@@ -7,11 +7,16 @@ each page is a short top-to-bottom script in ``app/views/`` over the library.
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 st.set_page_config(page_title="Anchor — grounded answers", page_icon="⚓", layout="wide")
 
 import resources as R  # noqa: E402  (the app folder is on sys.path when Streamlit runs this script)
+import widgets as W  # noqa: E402
+from jobs import JOBS  # noqa: E402
+from style import LAYOUT_CSS  # noqa: E402
 
 from anchor_core import workspace  # noqa: E402
 from anchor_core.safe import md_code, md_escape  # noqa: E402
@@ -26,6 +31,27 @@ pages = {
 }
 page = st.navigation(pages)
 
+st.html(LAYOUT_CSS)  # constant CSS, no data
+
+# What a reviewer typed or chose on a page survives a visit to another page. Streamlit drops the
+# state of a widget that was not drawn in a run, and a browser that opens a page starts its widgets
+# empty even where the server still holds a value (streamlit/streamlit#6146). So every run notes
+# the current values here; a value whose state was dropped is put back, and on the first run of a
+# page every noted value is written again, which makes the server send it to the widget. Never on a
+# later run of the same page: writing a live widget's value would overwrite what the reviewer is
+# typing into it at that moment (a corpus name, while an upload reruns the page). File uploaders,
+# buttons and the data editor cannot be set this way; Verify keeps those itself.
+KEEP = re.compile(r"(ask_(corpus|k|hops|recitals|scorer|writer|question|claim_.*)|verify_(answer|corpus|units|scorer"
+                  r"|semantic|claim_.*)|rep_(kind|corpus|state|text|open)|review_.*|rev_(claim|verdict"
+                  r"|comment)_.*|rev_name|cp_(corpus|doc|recitals|unit|scope)|up_(into|new_name|existing|groups)"
+                  r"|reviewer)")
+_kept: dict = st.session_state.setdefault("kept_input", {})
+for _key in [k for k in st.session_state if KEEP.fullmatch(str(k))]:
+    _kept[_key] = st.session_state[_key]
+_new_page = st.session_state.get("page_now") != page.url_path
+for _key, _value in _kept.items():
+    if _new_page or _key not in st.session_state:
+        st.session_state[_key] = _value
 
 
 def identity() -> None:
@@ -33,8 +59,12 @@ def identity() -> None:
     mode = R.settings().auth.mode
     st.subheader("Signed in" if R.viewer().signed_in and mode != "local" else "Access")
     if mode == "local":
+        if "reviewer" not in st.session_state:
+            st.session_state["reviewer"] = R.remembered_reviewer()
         st.text_input("Reviewer", key="reviewer", placeholder="your name",
-                      help="Stored with every mark you make on a claim (local single-user mode only).")
+                      on_change=lambda: R.remember_reviewer(str(st.session_state.get("reviewer") or "")),
+                      help="Stored with every mark you make on a claim and remembered in this workspace "
+                           "(local single-user mode only).")
         st.warning("**Local single-user mode** (`ANCHOR_AUTH=local`): no sign-in; you see every document. "
                    "Anyone who can reach this port can too.", icon=":material/person:")
         return
@@ -65,26 +95,22 @@ with st.sidebar:
 
 
 def first_start() -> None:
-    """On the very first start (empty store, demo never offered) ingest the AI Act demo corpus."""
-    s = R.settings()
+    """On the very first start (empty store, demo never offered) load the AI Act demo corpus, as the
+    workspace's shared ingest job: a reload or a second tab shows the same job's progress (as it
+    does for an upload's job)."""
     if not R.viewer().unrestricted:
         return  # loading the demo is an ingest: admins and the local operator only
-    store = R.safe(R.store, what="Opening the store")
-    if store is None or not R.safe(workspace.needs_demo, store, s.home, what="Checking the store", default=False):
-        return
-    box = st.container(border=True)
-    box.markdown("**First start: loading the EU AI Act demo corpus** — about a minute, only once.")
-    bar = box.progress(0.0, text="loading the embedding model…")
-
-    def progress(done: int, total: int) -> None:
-        bar.progress(min(done / max(total, 1), 1.0), text=f"embedding {done} of {total} chunks")
-
-    with R.guard("Loading the demo corpus"):
-        emb = workspace.ingest_embedder(R.embedder(), s)
-        info = workspace.ingest_demo(store, emb, s.home, progress=progress)
-        bar.progress(1.0, text=f"ready: {info.units} units, {info.chunks} chunks, {info.references} references")
-        st.toast(f"Demo corpus `{info.name}` is ready — ask it a question.", icon=":material/check_circle:")
+    home = str(R.settings().home)
+    if JOBS.get(home) is None:
+        store = R.safe(R.store, what="Opening the store")
+        if store is None or not R.safe(workspace.needs_demo, store, R.settings().home, what="Checking the store",
+                                       default=False):
+            return
+        W.start_demo(store)
+    W.job_status()
 
 
 first_start()
+# Which page the previous run drew: Verify tells a reviewer's removing a file from coming back to it.
+st.session_state["page_before"], st.session_state["page_now"] = st.session_state.get("page_now"), page.url_path
 page.run()

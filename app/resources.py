@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -63,6 +65,27 @@ def store() -> access.ScopedStore:
     return access.scoped(raw_store(), viewer())
 
 
+_REVIEWER_FILE = "reviewer-name.txt"
+
+
+def remembered_reviewer() -> str:
+    """The reviewer name last entered in this workspace (local single-user mode), or empty."""
+    try:
+        return (settings().home / _REVIEWER_FILE).read_text(encoding="utf-8").strip()[:200]
+    except OSError:
+        return ""
+
+
+def remember_reviewer(name: str) -> None:
+    """Keep the local reviewer's name in the workspace, so it is asked once, not once per visit."""
+    try:
+        home = settings().home
+        home.mkdir(parents=True, exist_ok=True)
+        (home / _REVIEWER_FILE).write_text(" ".join(name.split())[:200], encoding="utf-8")
+    except OSError as err:  # a read-only workspace: the name still holds for this session
+        log.warning("could not remember the reviewer name: %s", err)
+
+
 # -- who is looking ----------------------------------------------------------------------------
 # request_headers and oidc_claims are the two places a request's identity is read; tests replace
 # them (AppTest can seed st.user but not request headers).
@@ -106,25 +129,38 @@ def reports() -> ReportStore:
     return _reports(str(settings().home / ReportStore.FILE))
 
 
-@st.cache_resource(show_spinner="Loading the embedding model (once per server)…")
+@st.cache_resource(show_spinner=False)
 def _embedder(kind: str):
+    """The embedder ``kind`` with its model loaded, once per server process; a second caller (a
+    page while the background warm-up loads it) waits for the first load instead of loading twice."""
     from anchor_core.embeddings import make_embedder
 
     e = make_embedder(kind)
     load = getattr(e, "_load", None)
     if callable(load):
-        load()  # pay the model load here, under the spinner, not inside the first question
+        load()  # pay the model load here, not inside the first question
     return e
 
 
 def embedder():
-    return _embedder(settings().embedder)
+    with st.spinner("Loading the embedding model (once per server)…"):
+        return _embedder(settings().embedder)
 
 
-def warm_embedder() -> None:
-    """Load the model at the end of a page that needs it, after everything is on screen (a no-op
-    once it is cached)."""
-    embedder()
+def warm_embedder(delay: float = 1.0) -> None:
+    """Load the model in a background thread once the page is on screen, so the first question does
+    not wait for it. Importing torch holds the interpreter for seconds: run inside the page script it
+    kept the first paint from reaching the browser (issue 15: first render ≤ 2 s)."""
+    kind = settings().embedder
+
+    def work() -> None:
+        time.sleep(delay)  # let the server send the page that asked for the warm-up first
+        try:
+            _embedder(kind)  # no script context needed: the resource cache is per process
+        except Exception as err:  # the page that needs the model shows the error, with what to install
+            log.warning("warming the embedding model %s failed: %s", kind, err)
+
+    threading.Thread(target=work, name=f"anchor-warm-{kind}", daemon=True).start()
 
 
 @st.cache_resource(show_spinner=False)

@@ -12,6 +12,7 @@ import time
 
 import resources as R
 import streamlit as st
+from jobs import JOBS
 
 from anchor_core import access, workspace
 from anchor_core.assessment import Assessment
@@ -25,6 +26,15 @@ DECISION_COLOR = {"pass": "green", "answer": "green", "borderline": "orange", "r
                   "fallback": "orange", "answer_with_flags": "orange", "weak": "orange", "refuse": "red"}
 
 
+SCORER_LABEL = {"learned": "Trained model", "lexical": "Word overlap", "llm": "Language model judge"}
+WRITER_LABEL = {"auto": "Automatic", "extractive": "Quotes from the sources", "llm": "Language model"}
+
+
+def scorer_label(name: str) -> str:
+    """A scorer's plain name for a picker, with the technical name beside it."""
+    return f"{SCORER_LABEL[name]} ({name})" if name in SCORER_LABEL else name
+
+
 def empty_store(store) -> None:
     """The clear empty state: no corpus yet, with the two ways out (for those who may add one)."""
     if not R.viewer().unrestricted:
@@ -32,23 +42,95 @@ def empty_store(store) -> None:
                 "group, ANCHOR_AUTH_ADMIN_GROUP) or on the server's command line; public documents are open to "
                 "everyone, the others to their groups.", icon=":material/inbox:")
         return
+    if JOBS.running(str(R.settings().home)):
+        st.info("**The demo corpus is being loaded** — its progress is shown above; this page fills in when it is "
+                "ready.", icon=":material/hourglass_top:")
+        return
     st.info("**No corpus yet — upload one.** Add documents on the Corpora page, or load the EU AI Act demo corpus "
             "to try Anchor right away.", icon=":material/inbox:")
     c1, c2 = st.columns(2)
     c1.page_link("views/corpora.py", label="Upload documents", icon=":material/upload_file:")
     if c2.button("Load the AI Act demo corpus", icon=":material/download:"):
-        bar = st.progress(0.0, text="loading the embedding model…")
+        start_demo(store)
+        st.rerun()
 
-        def progress(done: int, total: int) -> None:
-            bar.progress(min(done / max(total, 1), 1.0), text=f"embedding {done} of {total} chunks")
 
-        ok = False
-        with R.guard("Loading the demo corpus"):
-            s = R.settings()
-            workspace.ingest_demo(store, workspace.ingest_embedder(R.embedder(), s), s.home, progress=progress)
-            ok = True
-        if ok:
+# -- the shared ingest job ------------------------------------------------------------------------
+
+
+def start_demo(store):
+    """Start loading the demo corpus as the workspace's ingest job, or attach to the one running."""
+    s = R.settings()
+    kind = s.embedder
+
+    def work(job):
+        job.step(0, 0, "loading the embedding model")
+        emb = workspace.ingest_embedder(R._embedder(kind), s)
+        job.step(0, 0, "reading the regulation")
+        return workspace.ingest_demo(store, emb, s.home, progress=lambda d, t: job.step(d, t, "embedding"))
+
+    return JOBS.start(str(s.home), "the EU AI Act demo corpus", work, kind="demo", explain=R._message)[0]
+
+
+def start_upload(store, files: list[tuple[str, bytes]], *, corpus: str, groups: list[str]):
+    """Ingest uploaded files as the workspace's ingest job; its result is the per-file table rows."""
+    s = R.settings()
+    kind = s.embedder
+
+    def work(job):
+        job.step(0, 0, "loading the embedding model")
+        emb = workspace.ingest_embedder(R._embedder(kind), s)
+
+        def progress(p) -> None:
+            extra = (f" (about {workspace.duration(p.estimate.seconds)} in all)"
+                     if p.estimate is not None and p.estimate.large and p.estimate.seconds else "")
+            job.step(p.done, p.total, f"file {p.index + 1} of {p.files}, {p.name}: {p.stage}{extra}")
+
+        results = workspace.upload_files(store, emb, files, corpus=corpus, groups=groups,
+                                         max_mb=s.max_upload_mb, progress=progress)
+        return [file_result_row(r) for r in results]
+
+    what = f"{count(len(files), 'file')} into corpus {corpus}"
+    return JOBS.start(str(s.home), what, work, kind="upload", explain=R._message)[0]
+
+
+def job_status() -> None:
+    """The workspace's ingest job, if there is one: live progress (rate, time left) while it runs, in
+    every tab and after a reload; once finished, a note (success once per session, a failure until
+    dismissed)."""
+    home = str(R.settings().home)
+    job = JOBS.get(home)
+    if job is None:
+        return
+    view = job.snapshot()
+    if view.state == "running":
+        _job_progress(home, view.id)
+        return
+    seen = st.session_state.setdefault("jobs_seen", set())
+    if view.state == "done" and view.id not in seen and view.kind == "demo":
+        seen.add(view.id)
+        info = view.result
+        st.toast(f"Loaded {view.what}: {count(info.units, 'unit')}, {count(info.chunks, 'passage')}, "
+                 f"{count(info.references, 'cross-reference')}.", icon=":material/check_circle:")
+    elif view.state == "failed":
+        c1, c2 = st.columns([5, 1], vertical_alignment="center")
+        c1.error(f"Loading {md_escape(view.what)} stopped: {view.error}", icon=":material/error:")
+        if c2.button("Try again", key=f"job_retry_{view.id}"):
+            JOBS.forget(home, view.id)
             st.rerun()
+
+
+@st.fragment(run_every=1.0)
+def _job_progress(home: str, job_id: str) -> None:
+    job = JOBS.get(home)
+    view = job.snapshot() if job is not None else None
+    if view is None or view.id != job_id or view.state != "running":
+        st.rerun()  # finished (or replaced): draw the whole page again, with the corpus
+        return
+    with st.container(border=True, key="ingest_job"):
+        st.markdown(f"**{'Loading' if view.kind == 'demo' else 'Ingesting'} {md_escape(view.what)}** — shared by "
+                    "every tab; reloading does not restart it.")
+        st.progress(view.fraction, text=view.text())
 
 
 def run_ask(question: str, *, store, corpus: str, settings) -> str | None:
@@ -92,22 +174,47 @@ def _stage(stage: str) -> str:
 def refusal_card(rep: Report) -> None:
     with st.container(border=True):
         st.markdown("### :red[:material/block:] Not answered")
-        st.markdown(f"**Why:** {md_escape(rep.reason)}")
+        tech = f"refusal code {rep.reason_code}"
         if rep.gate:
             g = rep.gate
             th = ", ".join(f"{k} {v:.2f}" for k, v in g.thresholds.items())
-            st.caption(f"Gate: {g.verdict}, evidence score {g.score:.2f}{' (thresholds ' + th + ')' if th else ''}"
-                       f" · refusal code {md_code(str(rep.reason_code))}")
+            tech = f"gate {g.verdict}, evidence score {g.score:.2f}" + (f" (thresholds {th})" if th else "") + \
+                f"; {tech}"
+        st.markdown(f"**Why it was not answered:** {md_escape(rep.reason)}", help=tech)
         if rep.sources:
-            st.markdown("**What was retrieved** (not enough to answer):")
+            st.markdown(f"**What was found** ({count(len(rep.sources), 'passage')}, not enough to answer):")
             for s in rep.sources:
-                via = f" · followed from {md_escape(s.followed_from, inline=True)}" if s.followed_from else ""
-                st.markdown(f"- **\\[{s.n}\\] {md_escape(s.label, inline=True)}** · score {s.score:.3f}{via} — "
+                st.markdown(f"- **\\[{s.n}\\] {md_escape(s.label, inline=True)}**{source_place(s)}{_reached(s)} — "
                             f"{_snippet(s.text, 220)}")
         else:
-            st.markdown("Nothing relevant was retrieved.")
-        st.caption("Rephrase with the document's own terms, widen the access groups or the number of sources, "
+            st.markdown("Nothing relevant was found.")
+        st.caption("Rephrase with the document's own terms, widen the access groups or the number of passages, "
                    "or pick another corpus.")
+
+
+def source_place(s) -> str:
+    """`` · travel-policy.pdf, page 2`` for a retrieved passage (escaped), or empty."""
+    bits = [b for b in (s.document, f"page {s.page}" if s.page else "") if b]
+    return (" · " + md_escape(", ".join(bits), inline=True)) if bits else ""
+
+
+def _reached(s) -> str:
+    if s.direct or not (s.followed_from or s.path):
+        return ""
+    return " · reached by following a cross-reference from " + md_escape(readable_path(s.followed_from or s.path),
+                                                                          inline=True)
+
+
+def readable_path(path: str) -> str:
+    """A reference path as the document names its parts: ``annex-3(4) ← article-80(1)`` reads
+    ``Annex 3(4) ← Article 80(1)`` (unit ids turned into words; the order is kept)."""
+    def one(p: str) -> str:
+        head, _, part = p.strip().partition("(")
+        name = head.rsplit("/", 1)[-1].replace("-", " ").replace("_", " ").strip()
+        name = name[:1].upper() + name[1:]
+        return name + (f"({part}" if part else "")
+
+    return " ← ".join(one(p) for p in path.split("←"))
 
 
 def _snippet(text: str, n: int) -> str:
@@ -125,14 +232,51 @@ RELEVANCE_METRIC = {"addressed": "addressed", "not_addressed": "not addressed", 
                     "no_question": "no question"}
 
 
+def claim_place(run: Report, c) -> str:
+    """Where a claim's quote is, as a reviewer names it: the document's file name (or the source id of
+    a verify run) and the page, e.g. ``travel-policy.pdf, page 2``; empty without an anchor."""
+    a = c.anchor
+    if a is None:
+        return ""
+    src = run.source(a.source)
+    name = (src.document or src.doc_id or src.label) if src is not None and run.kind == "ask" else \
+        (src.label if src is not None else a.unit_id)
+    return name + (f", page {a.page}" if a.page else "")
+
+
 def claim_label(run: Report, index: int, a: Assessment | None = None) -> str:
     """Claim ``index`` (1-based) for a picker: its badge (a reviewer's rejection or request for work over
-    the automatic verdict, an acceptance beside it) and its text. ``a``: the run's assessment, when the
-    caller has it (a picker labels every claim on every rerun)."""
+    the automatic verdict, an acceptance beside it), its text and where its quote is (file, page).
+    ``a``: the run's assessment, when the caller has it (a picker labels every claim on every rerun)."""
     c, s = run.claims[index - 1], (a or run.assessment()).claims[index - 1]
     icon = REVIEW_ICON.get(s.review or "", STATUS_ICON[c.status])
     mark = f" · {md_escape(s.label, inline=True)}" if s.review else ""
-    return f"{icon} {index}. {_snippet(c.text, 160)}{mark}"
+    place = f" :gray[— {md_escape(w, inline=True)}]" if (w := claim_place(run, c)) else ""
+    return f"{icon} {index}. {_snippet(c.text, 160)}{place}{mark}"
+
+
+def run_facts(run: Report, suffix: str = "") -> None:
+    """How a verify run was checked, in words; the technical names and threshold on hover."""
+    scorer = run.models.get("scorer", "")
+    emb = "" if run.models.get("embedder") in (None, "", "none") else run.models["embedder"]
+    how = SCORER_LABEL.get(scorer, scorer or "unknown")
+    st.caption(f"Checked by {md_escape(how.lower(), inline=True)}, "
+               + ("comparing meaning and words" if emb else "comparing words only")
+               + f" · run {md_code(run.id)}{suffix}",
+               help=f"scorer {scorer or 'unknown'} (support threshold {run.threshold or 0:.2f}), "
+                    f"embedder {emb or 'none'}")
+
+
+def answer_block(run: Report) -> None:
+    """The answer as text, each claim followed by its number (the picker's numbers); no raw ``<cite>``
+    tags, one paragraph per quoted passage."""
+    from anchor_core.render import answer_segments
+
+    parts = []
+    for text, n in answer_segments(run):
+        parts.append(md_escape(text) + (f" :blue-badge[{n}]" if n else ""))
+    with st.container(border=True, key=f"answer_{run.id or 'new'}"):
+        st.markdown("".join(parts) or "*(empty answer)*")
 
 
 def claim_badge(run: Report, index: int, a: Assessment | None = None) -> str:
@@ -167,14 +311,16 @@ def metrics(run: Report) -> None:
     a = run.assessment()
     headline(run, a)
     claims = run.claims
-    cols = st.columns([3, 3, 1, 1, 1.3, 1.1, 1.1])  # the two states are words, the rest counts
-    cols[0].metric("Result", a.short)
-    cols[1].metric("Relevance", RELEVANCE_METRIC[a.relevance.state])
-    cols[2].metric("Supported", sum(c.status == "supported" for c in claims))
-    cols[3].metric("Flagged", sum(c.status == "flagged" for c in claims))
-    cols[4].metric("Contradicted", sum(c.status == "contradicted" for c in claims))
-    cols[5].metric("Not found", sum(c.status == "not_found" for c in claims))
-    cols[6].metric("Rejected", a.rejected, help="claims whose latest reviewer mark is rejected")
+    # Two rows, so that no word is cut off at 1024 px: the two states are words, the rest counts.
+    words = st.columns(2)
+    words[0].metric("Result", a.short)
+    words[1].metric("Relevance", RELEVANCE_METRIC[a.relevance.state])
+    cols = st.columns(5)
+    cols[0].metric("Supported", sum(c.status == "supported" for c in claims))
+    cols[1].metric("Flagged", sum(c.status == "flagged" for c in claims))
+    cols[2].metric("Contradicted", sum(c.status == "contradicted" for c in claims))
+    cols[3].metric("Not found", sum(c.status == "not_found" for c in claims))
+    cols[4].metric("Rejected", a.rejected, help="claims whose latest reviewer mark is rejected")
 
 
 def show_ask_run(run: Report, store, *, key: str = "ask") -> None:
@@ -199,8 +345,7 @@ def show_ask_run(run: Report, store, *, key: str = "ask") -> None:
         left, right = st.columns([5, 6], gap="large")
         with left:
             st.markdown("**Answer**")
-            with st.container(border=True):
-                st.markdown(md_escape(rep.answer))
+            answer_block(rep)
             claims = run.claims
             if claims:
                 a = run.assessment()
@@ -211,12 +356,12 @@ def show_ask_run(run: Report, store, *, key: str = "ask") -> None:
         with right:
             if pick is not None:
                 claim_evidence(run, pick + 1, store)
-    with st.expander(f"Retrieved sources ({len(rep.sources)})"):
+    with st.expander(f"Passages found ({len(rep.sources)})"):
         for s in rep.sources:
-            how = "direct hit" if s.direct else f"reached by reference: {md_escape(s.path, inline=True)}"
-            page = f" · page {s.page}" if s.page else ""
-            st.markdown(f"**\\[{s.n}\\] {md_escape(s.label, inline=True)}** · score {s.score:.3f} · {how}{page}  \n"
-                        f"{_snippet(s.text, 400)}")
+            how = " · found by the search" if s.direct else (_reached(s) or " · reached by a cross-reference")
+            st.markdown(f"**\\[{s.n}\\] {md_escape(s.label, inline=True)}**{source_place(s)}{how}  \n"
+                        f"{_snippet(s.text, 400)}", help=f"search score {s.score:.3f}; unit {s.unit_id}"
+                        + (f"; path {s.path}" if s.path else ""))
     with st.expander("What it did"):
         for e in rep.trace:
             decision = (f" :{DECISION_COLOR.get(e.decision, 'gray')}-badge[{md_escape(e.decision, inline=True)}]"
@@ -288,6 +433,14 @@ def claim_evidence(run: Report, index: int, store=None) -> None:
     # The source text goes through the sanitiser (no JavaScript); the scroll script is a constant.
     st.html(workspace.highlight_html(text, start, end, mark_id=f"q-{index}"))
     st.html(SCROLL_SCRIPT, unsafe_allow_javascript=True)
+    src = run.source(a.source)
+    plain = [f"**From** {md_escape(claim_place(run, c) or a.unit_id, inline=True)}"
+             + (f" · {md_escape(src.label, inline=True)}" if src is not None and run.kind == "ask" else "")]
+    match = "word for word" if a.method == "verbatim" else f"by {md_escape(a.method, inline=True)}"
+    plain.append(f"**Match** {match}: score {a.score:.2f}, needed {a.threshold:.2f}")
+    if path := run.path(c):
+        plain.append(f"**Reached by following** {md_escape(readable_path(path), inline=True)}")
+    st.markdown("  \n".join(plain))
     facts = {"unit" if run.kind == "ask" else "source": md_escape(a.unit_id, inline=True)}
     if a.part:
         facts["part"] = md_escape(a.part, inline=True)
@@ -295,11 +448,12 @@ def claim_evidence(run: Report, index: int, store=None) -> None:
         facts["page"] = str(a.page)
     facts["offsets"] = f"[{a.start}:{a.end}]"
     facts["score"] = f"{a.score:.2f} ({md_escape(a.method, inline=True)}, threshold {a.threshold:.2f})"
-    if path := run.path(c):
+    if path:
         facts["reference path"] = md_escape(path, inline=True)
     if a.unit_sha256:
         facts["sha256"] = md_escape(a.unit_sha256[:16]) + "…"
-    st.markdown("  \n".join(f"**{k}** {v}" for k, v in facts.items()))
+    with st.expander("Technical details (to re-check the quote)"):
+        st.markdown("  \n".join(f"**{k}** {v}" for k, v in facts.items()))
     if len(c.atoms) > 1:
         st.markdown("**Parts of the claim**")
         for t in c.atoms:
@@ -326,17 +480,82 @@ SCROLL_SCRIPT = ("<script>(function(){var n=0;function go(){"
                  "n+=1;if(n !== 50){setTimeout(go,100);}}go();})();</script>")
 
 
+def valid_choice(key: str, options: list, *, many: bool = False) -> None:
+    """Drop a kept choice that is no longer on offer (a corpus deleted since, a unit of another
+    corpus), so the picker falls back to its default instead of failing."""
+    ss = st.session_state
+    if key not in ss:
+        return
+    if many:
+        ss[key] = [v for v in ss[key] or [] if v in options]
+    elif ss[key] not in options:
+        del ss[key]
+
+
+def created(at: str) -> str:
+    """A run's time as the lists show it: ``2026-12-01 14:32 UTC``."""
+    return at[:16].replace("T", " ") + " UTC"
+
+
+def distinct_titles(summaries) -> dict[str, str]:
+    """Each run's title, numbered where runs share one (``… (2)`` for the second in time), so two
+    identical verify runs can be told apart in a list or a picker."""
+    by_title: dict[str, list] = {}
+    for s in sorted(summaries, key=lambda s: s.created_at):
+        by_title.setdefault(s.title, []).append(s)
+    out = {}
+    for title, same in by_title.items():
+        for n, s in enumerate(same, 1):
+            out[s.id] = f"{title} ({n})" if len(same) > 1 else title
+    return out
+
+
+def table(rows: list[dict], *, key: str | None = None) -> None:
+    """A table that shows every cell's full text, wrapped (``st.table``; a data grid cuts long text
+    off at the column width). A column with mixed kinds of values (a page count beside an empty
+    cell) is shown as text, so Arrow never sees a column it cannot type."""
+    if not rows:
+        return
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+    mixed = {c for c in cols if len({type(r.get(c)) for r in rows if r.get(c) not in (None, "")}) > 1}
+    clean = [{c: ("" if r.get(c) is None else str(r[c])) if c in mixed or r.get(c) is None else r[c]
+              for c in cols} for r in rows]
+    for c in cols:  # an all-number column with gaps: the gaps become empty text, the column text
+        if c not in mixed and any(r.get(c) is None for r in rows):
+            for r in clean:
+                r[c] = str(r[c])
+    with st.container(key=key) if key else st.container():
+        st.table(clean, hide_index=True)
+
+
+def corpora_table(rows: list[dict]) -> None:
+    """The stored corpora, one row each, narrow enough for 1024 px: the counts in words in one
+    column, the store (the same for every corpus) once beneath."""
+    table([{"corpus": r["corpus"],
+            "contents": f"{count(r['documents'], 'document')}, {count(r['units'], 'unit')}, "
+                        f"{count(r['chunks'], 'passage')}",
+            "cross-references": f"{r['references']:,} resolved" + (f", {r['unresolved']:,} not resolved"
+                                                                  if r["unresolved"] else ""),
+            "last ingest": r["last ingest"], "search model": r["embedder"], "read as": r["adapter"]}
+           for r in rows], key="corpora_table")
+    if rows:
+        st.caption(f"Stored in {md_escape(rows[0]['store'], inline=True)}")
+
+
 def file_result_row(r) -> dict:
-    """One row of the per-file upload results table."""
+    """One row of the per-file upload results table: the file's name, what became of it, and why."""
     notes = r.error or "; ".join(r.warnings)
     if r.ok and r.structure:
         notes = r.structure + ("; " + notes if notes else "")
-    return {"file": r.name, "status": r.status, "document": r.doc_id, "pages": r.pages or "", "units": r.units,
-            "chunks": r.chunks, "references": r.references, "notes": notes}
+    contents = (f"{count(r.units, 'unit')}, {count(r.chunks, 'passage')}, {count(r.references, 'cross-reference')}"
+                if r.ok else "")
+    return {"file": r.name, "status": r.status, "pages": r.pages or None, "contents": contents, "notes": notes}
 
 
-def unit_reader(store, corpus: str, unit_id: str | None) -> None:
-    """A unit's text with what it cites and what cites it."""
+def unit_reader(store, corpus: str, unit_id: str | None, names: dict[str, str] | None = None) -> None:
+    """A unit's text with what it cites and what cites it (counted as the graph counts them)."""
+    from graph import links
+
     if not unit_id:
         return
     unit = R.safe(lambda: store.get_units(corpus, [unit_id]).get(unit_id), what=f"Reading {unit_id}")
@@ -344,16 +563,121 @@ def unit_reader(store, corpus: str, unit_id: str | None) -> None:
         st.warning(f"{md_code(unit_id)} is not in corpus {md_code(corpus)} any more (deleted in another tab?).",
                    icon=":material/warning:")
         return
+    kind = (names or {}).get(unit.kind, unit.kind)
     with st.container(border=True):
         st.markdown(f"**{md_escape(unit.heading, inline=True)}**"
                     + (f" — {md_escape(unit.title, inline=True)}" if unit.title else "")
-                    + f"  \n{md_code(unit.unit_id)} · {md_escape(unit.kind)} · document {md_code(unit.doc_id)} · "
-                    f"{len(unit.text)} characters")
+                    + f"  \n{md_escape(kind)} · document {md_code(unit.doc_id)} · {len(unit.text):,} characters",
+                    help=f"unit id {unit.unit_id}, kind {unit.kind}")
         st.html(workspace.highlight_html(unit.text, 0, 0, mark_id="unit-text", max_height="24em"))
-        cites = R.safe(store.references_from, corpus, [unit_id], default=[])
-        cited = R.safe(store.references_to, corpus, [unit_id], default=[])
-        if cites:
-            st.caption("Cites: " + md_escape(", ".join(sorted({r.target_label for r in cites}))))
-        if cited:
-            st.caption("Cited by: " + md_escape(", ".join(sorted({r.src_unit + (f'({r.src_part})' if r.src_part else '')
-                                                                  for r in cited}))))
+        link = R.safe(links, store, corpus, unit_id, what="Reading the references")
+        if link is None:
+            return
+        heads = R.safe(lambda: store.get_units(corpus, [*link.cites, *link.cited_by]), default={}) or {}
+
+        def named(uid: str) -> str:
+            return heads[uid].heading if uid in heads else uid
+
+        if link.cites:
+            st.caption(f"Cites {count(len(link.cites), 'other unit')}: "
+                       + md_escape(", ".join(sorted(named(u) for u in link.cites))))
+        if link.cited_by:
+            st.caption(f"Cited by {count(len(link.cited_by), 'unit')}: "
+                       + md_escape(", ".join(sorted(named(u) for u in link.cited_by))))
+        if link.within:
+            st.caption("Refers to its own parts: " + md_escape(", ".join(sorted(set(link.within)))))
+        if link.unresolved:
+            st.caption("Names outside this corpus (not linked): " + md_escape(", ".join(sorted(set(link.unresolved)))))
+
+
+# -- reviewing and re-checking -----------------------------------------------------------------
+
+
+def save_mark(rs, run_id: str, n_claims: int) -> None:
+    """The review form's submit (a callback, so it may set the sidebar's reviewer name before that
+    widget is drawn). Saves the mark from the form's state; on success clears the comment and moves
+    to the next claim, on failure leaves everything as typed and says why."""
+    ss = st.session_state
+    name = " ".join(str(ss.get("rev_name") or "").split())
+    if name and R.settings().auth.mode == "local":
+        ss["reviewer"] = name
+        R.remember_reviewer(name)
+        ss.pop("rev_name", None)
+        ss.get("kept_input", {}).pop("rev_name", None)  # asked once: not put back on another page
+    claim_no = ss.get(f"rev_claim_{run_id}") or 1
+    try:
+        mark = rs.review(run_id, claim_no, ss.get(f"rev_verdict_{run_id}") or "accepted",
+                         reviewer=access.reviewer_name(R.viewer()), comment=ss.get(f"rev_comment_{run_id}") or "")
+    except Exception as err:  # shown above the form's neighbours; the typed text stays
+        R.log.info("mark not saved: %s", err)
+        ss["rep_error"] = R._message(err)
+        return
+    from anchor_core.reports import VERDICTS
+
+    ss[f"rev_comment_{run_id}"] = ""
+    ss[f"rev_claim_{run_id}"] = claim_no % n_claims + 1
+    ss["rep_flash"] = (f"Claim {mark.claim} marked {VERDICTS[mark.verdict]} by {mark.reviewer} at "
+                       f"{created(mark.at)}.")
+
+
+RECHECK_WORDS = {"unchanged": ":green[:material/check_circle:] unchanged",
+                 "same": ":green[:material/check_circle:] quote in place (the text changed elsewhere)",
+                 "moved": ":orange[:material/swap_vert:] moved", "changed": ":orange[:material/difference:] reworded",
+                 "gone": ":red[:material/cancel:] gone", "no_anchor": ":gray[:material/remove:] no quote to check"}
+RECHECK_TABLE = {"unchanged": "unchanged", "same": "quote in place", "moved": "moved", "changed": "reworded",
+                 "gone": "gone", "no_anchor": "no quote"}
+
+
+def recheck_view(result) -> None:
+    """A re-check: one row per quote in words, then each reworded quote as it was and as it is, side by
+    side with the differences marked and named, and each gone quote as it was saved."""
+    from anchor_core.recheck import diff
+
+    if result.corpus_version_now == "deleted":
+        st.warning(f"Corpus {md_code(result.corpus)} was deleted since this run: every quote is gone.",
+                   icon=":material/delete_forever:")
+    elif result.corpus_version_then != result.corpus_version_now:
+        st.info(f"Corpus {md_code(result.corpus)} was re-ingested since this run (version "
+                f"{md_code(result.corpus_version_then[:12])} then, {md_code(result.corpus_version_now[:12])} now).",
+                icon=":material/update:")
+    table([{"quote": i, "status": RECHECK_TABLE[c.status], "unit": c.unit_id or "—", "detail": c.detail}
+           for i, c in enumerate(result.checks, 1)], key="recheck_table")
+    for i, c in enumerate(result.checks, 1):
+        if c.status == "changed" and c.old is not None and c.quote is not None:
+            with st.container(border=True):
+                st.markdown(f"**Quote {i}** {RECHECK_WORDS['changed']} · {md_escape(c.unit_id or '', inline=True)}")
+                for what in c.changes:
+                    st.markdown(f"- {md_escape(what, inline=True)}")
+                left, right = st.columns(2)
+                ops = diff(c.old, c.quote)
+                left.caption("Then (saved with the run)")
+                left.html(_diff_html(ops, side="old"))
+                right.caption("Now (in the corpus)")
+                right.html(_diff_html(ops, side="new"))
+        elif c.status == "gone" and c.old:
+            st.markdown(f"**Quote {i}** {RECHECK_WORDS['gone']} — saved: “{md_escape(c.old, inline=True)}”")
+    if result.intact:
+        st.success("All quotes are still in the corpus.", icon=":material/verified:")
+    else:
+        st.warning("Some quotes changed or are gone: re-read those claims before relying on the report.",
+                   icon=":material/warning:")
+
+
+def _diff_html(ops, *, side: str) -> str:
+    """One side of a word diff as HTML: the words only on this side marked (escaped text, no script)."""
+    import html as h
+
+    tag, style = ("del", "background:#fbe3e3;color:#8a1010") if side == "old" else \
+        ("ins", "background:#dff3e4;color:#135c27")
+    out = []
+    for op, was, now in ops:
+        text = was if side == "old" else now
+        if not text:
+            continue
+        if op == "equal":
+            out.append(h.escape(text))
+        else:
+            out.append(f"<{tag} style='{style};text-decoration:none;font-weight:600;border-radius:3px;"
+                       f"padding:0 2px'>{h.escape(text)}</{tag}>")
+    return ("<div class='anchor-diff' style='line-height:1.55;padding:.5em .7em;border:1px solid #e3e6ec;"
+            f"border-radius:6px;background:#fafbfc'>{''.join(out)}</div>")

@@ -75,3 +75,32 @@ def button(at: AppTest, label: str):
 
 def no_traceback(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
+
+
+def tables(at: AppTest) -> list:
+    """Every table on the page as a DataFrame: the full-text tables (``st.table``) and the data grids."""
+    return [t.value for t in at.table] + [df.value for df in at.dataframe]
+
+
+def table_with(at: AppTest, column: str):
+    """The first table on the page that has ``column``."""
+    found = [t for t in tables(at) if column in t.columns]
+    if not found:
+        raise AssertionError(f"no table with a {column!r} column; tables: {[list(t.columns) for t in tables(at)]}")
+    return found[0]
+
+
+def wait_for_job(at: AppTest, seconds: float = 120) -> AppTest:
+    """Wait until the workspace's ingest job (a thread of the dashboard) finished, then redraw; without
+    any job (the click was refused) the page is left as it is (its message stays readable)."""
+    import sys
+    import time
+
+    jobs = sys.modules.get("jobs")
+    job = jobs.JOBS.get(str(home())) if jobs is not None else None
+    if job is None:
+        return at
+    end = time.monotonic() + seconds
+    while job is not None and job.state == "running" and time.monotonic() < end:
+        time.sleep(0.1)
+    return at.run()

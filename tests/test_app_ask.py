@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -70,7 +72,7 @@ def test_unanswerable_question_shows_a_refusal_card(aiact):
     assert at.status[0].state == "error" and at.status[0].label.startswith("Refused")
     page = A.texts(at)
     assert "Not answered" in page and "kelvin" in page.lower()
-    assert "What was retrieved" in page
+    assert "Why it was not answered" in page and "What was found" in page
 
 
 def test_empty_question_is_a_visible_warning(aiact):
@@ -121,15 +123,52 @@ def test_empty_workspace_shows_the_empty_state(tmp_path):
     assert [b for b in at.button if b.label == "Load the AI Act demo corpus"]
 
 
-def test_first_start_ingests_the_demo_corpus_with_a_progress_bar():
+def test_first_start_ingests_the_demo_corpus_as_one_shared_job():
+    import sys
+
     at = A.app()
     A.no_traceback(at)
-    assert "First start" in A.texts(at)
-    assert at.get("progress")
+    jobs = sys.modules["jobs"].JOBS  # the app's own module (the app folder is on sys.path)
+    job = jobs.get(str(A.home()))
+    assert job is not None and "Loading the EU AI Act demo corpus" in A.texts(at)
+    assert at.get("progress") or job.state != "running"
+    # a second tab (or a reload: a new session) attaches to the same job instead of starting another
+    other = AppTest.from_file(str(A.APP), default_timeout=60)
+    other.run()
+    A.no_traceback(other)
+    assert jobs.get(str(A.home())).id == job.id
+    end = time.monotonic() + 120
+    while job.state == "running" and time.monotonic() < end:
+        time.sleep(0.2)
+    assert job.state == "done", job.error
+    view = job.snapshot()
+    assert view.total == 959 and view.done == view.total and view.rate and view.rate > 0
     assert [c.name for c in A.store().corpora()] == ["aiact"]
-    # the next start does not ingest again
-    at.run()
-    assert "First start" not in A.texts(at)
+    # the next start does not ingest again, in either tab
+    for session in (at, other):
+        session.run()
+        A.no_traceback(session)
+        assert "Loading the EU AI Act" not in A.texts(session)
+    assert jobs.get(str(A.home())).id == job.id
+
+
+def test_job_progress_says_rate_and_time_left():
+    import sys
+
+    sys.path.insert(0, str(A.APP.parent))
+    try:
+        from jobs import Job
+    finally:
+        sys.path.remove(str(A.APP.parent))
+    job = Job(what="x")
+    job.step(0, 0, "loading the embedding model")
+    assert job.snapshot().text().startswith("loading the embedding model…")
+    job.step(0, 1000, "embedding")
+    job.first_step -= 10  # ten seconds ago
+    job.step(200, 1000)
+    view = job.snapshot()
+    assert 19 < view.rate < 21 and 39 < view.eta < 41
+    assert view.text().startswith("embedding: 200 of 1,000 chunks · 20 chunks/s · about")
 
 
 def test_store_locked_by_another_process_is_a_message_not_a_traceback():
@@ -164,7 +203,8 @@ def test_pages_without_a_model_do_not_load_one(monkeypatch, aiact):
 
     monkeypatch.setattr(E, "make_embedder", counting)
     at = AppTest.from_file(str(A.APP), default_timeout=60)
-    at.run()  # the Ask page: renders, then warms the model at the end
+    at.run()  # the Ask page: renders, then warms the model in the background
+    wait_for(loads)
     for page in ("views/corpora.py", "views/reports.py", "views/verify.py"):
         A.st.cache_resource.clear()
         loads.clear()
@@ -173,4 +213,12 @@ def test_pages_without_a_model_do_not_load_one(monkeypatch, aiact):
         assert loads == [], page
     A.st.cache_resource.clear()
     at.switch_page("views/ask.py").run()
-    assert loads == ["hash"]  # the page that needs the model loads it (after rendering)
+    assert loads == []  # not while the page is drawn: after it, in the background
+    wait_for(loads)
+    assert loads == ["hash"]
+
+
+def wait_for(loads: list[str], seconds: float = 15) -> None:
+    end = time.monotonic() + seconds
+    while not loads and time.monotonic() < end:
+        time.sleep(0.05)

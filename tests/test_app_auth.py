@@ -54,7 +54,7 @@ def sidebar(at: AppTest) -> str:
 
 
 def _no_blue(at: AppTest) -> None:
-    shown = A.texts(at) + "\n".join(str(df.value.to_dict()) for df in at.dataframe)
+    shown = A.texts(at) + "\n".join(str(t.to_dict()) for t in A.tables(at))
     assert "BLUEMARK" not in shown and "blue-doc" not in shown and "blue-u" not in shown
 
 
@@ -69,7 +69,7 @@ def test_default_mode_without_sign_in_is_public_only_and_says_so(oidc, monkeypat
     assert "anonymous" in side and "public documents only" in side and "OIDC sign-in" in side
     assert "Sign-in is not configured" in side
     assert not [t for t in at.text_input if t.key == "reviewer"]  # no free-text reviewer name
-    docs = next(df.value for df in at.dataframe if "document" in df.value.columns)
+    docs = A.table_with(at, "document")
     assert list(docs["document"]) == ["pub-doc"]
     assert "Add documents" not in A.texts(at) and "Delete document…" not in labels(at)
     _no_blue(at)
@@ -109,7 +109,7 @@ def test_a_red_viewer_sees_no_blue_document_on_any_page(oidc):
 
     # Corpora: the documents list, the reference network and the unit reader
     at = app("views/corpora.py", user=RED_USER)
-    docs = next(df.value for df in at.dataframe if "document" in df.value.columns)
+    docs = A.table_with(at, "document")
     assert sorted(docs["document"]) == ["pub-doc", "red-doc"]
     assert "Add documents" not in A.texts(at) and "Delete document…" not in labels(at)
     reader = at.selectbox(key="cp_unit")
@@ -140,7 +140,7 @@ def test_a_red_viewer_sees_no_blue_document_on_any_page(oidc):
 def test_an_admin_sees_everything_and_may_add_and_delete(oidc):
     at = app("views/corpora.py", user=ADMIN_USER)
     assert "admin" in sidebar(at) and "every document" in sidebar(at)
-    docs = next(df.value for df in at.dataframe if "document" in df.value.columns)
+    docs = A.table_with(at, "document")
     assert sorted(docs["document"]) == ["blue-doc", "pub-doc", "red-doc"]
     assert "Add documents" in A.texts(at) and "Delete document…" in labels(at)
 
@@ -161,12 +161,12 @@ def test_proxy_headers_identify_the_viewer_only_with_the_secret(monkeypatch):
     monkeypatch.setattr(resources, "request_headers", lambda: [("X-Anchor-Proxy-Secret", SECRET), *headers])
     at = app("views/corpora.py")
     assert "ana@example.com" in sidebar(at) and "trusted proxy headers" in sidebar(at)
-    docs = next(df.value for df in at.dataframe if "document" in df.value.columns)
+    docs = A.table_with(at, "document")
     assert sorted(docs["document"]) == ["pub-doc", "red-doc"]
     _no_blue(at)
     # the same headers straight to the port, without the secret: anonymous, public only
     monkeypatch.setattr(resources, "request_headers", lambda: headers)
     at = app("views/corpora.py")
     assert "anonymous" in sidebar(at) and "X-Anchor-Proxy-Secret missing or wrong" in sidebar(at)
-    docs = next(df.value for df in at.dataframe if "document" in df.value.columns)
+    docs = A.table_with(at, "document")
     assert list(docs["document"]) == ["pub-doc"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from fpdf import FPDF
 
@@ -36,7 +38,8 @@ def upload(at, files, corpus="policies", existing=False, groups=()):
     if groups:
         at.multiselect(key="up_groups").set_value(list(groups))
     A.button(at, "Ingest").click()
-    return at.run()
+    at.run()
+    return A.wait_for_job(at)
 
 
 def test_upload_a_pdf_lists_the_corpus_with_per_file_results(small_corpus):
@@ -46,10 +49,10 @@ def test_upload_a_pdf_lists_the_corpus_with_per_file_results(small_corpus):
     upload(at, [("travel-policy.pdf", policy_pdf(), "application/pdf")], groups=["hr"])
     A.no_traceback(at)
     assert not at.error, [e.value for e in at.error]
-    assert any("1 of 1 files stored" in s.value for s in at.success)
-    results = at.dataframe[0].value
+    assert any("1 of 1 file stored" in s.value for s in at.success)
+    results = A.table_with(at, "notes")
     assert list(results["status"]) == ["ingested"] and results["pages"][0] == 2
-    tables = [df.value for df in at.dataframe]
+    tables = A.tables(at)
     corpora = next(t for t in tables if "corpus" in t.columns)
     assert set(corpora["corpus"]) == {"widgets", "policies"}
     store = A.store()
@@ -67,7 +70,7 @@ def test_corrupt_upload_is_a_failed_row_and_the_good_file_still_lands():
                 ("notes.md", b"# Notes\n\n## 1. Retention\n\nRecords are kept for ten years.\n", "text/markdown")],
            corpus="mixed")
     A.no_traceback(at)
-    results = at.dataframe[0].value
+    results = A.table_with(at, "notes")
     assert list(results["status"]) == ["failed", "ingested"]
     assert results["notes"][0]  # the reason is shown
     assert any("1 of 2 files stored" in w.value for w in at.warning)
@@ -117,30 +120,62 @@ def test_delete_corpus_with_confirmation_shows_the_empty_state(small_corpus):
     assert "No corpus yet — upload one" in A.texts(at)
 
 
+def _figure(at) -> dict:
+    import json
+
+    charts = at.get("plotly_chart")
+    assert charts, "no Plotly chart"
+    return json.loads(charts[0].proto.spec)
+
+
 def test_reference_network_is_drawn_and_a_unit_can_be_read(small_corpus):
     A.ingest_parsed(small_corpus)
     at = A.app(PAGE)
     A.no_traceback(at)
-    charts = at.get("plotly_chart")
-    assert charts, "no Plotly chart"
-    import json
-
-    fig = json.loads(charts[0].proto.spec)
+    assert at.selectbox(key="cp_unit").value == "annex-1"  # the most cited unit first
+    fig = _figure(at)
+    # around Annex I: Article 2 cites it: both labelled, one arrow from Article 2 to Annex I
     ids = {c for tr in fig["data"] for c in (tr.get("customdata") or [])}
-    assert {"article-2", "annex-1"} <= ids
-    at.selectbox(key="cp_unit").set_value("annex-1").run()
+    assert ids == {"article-2", "annex-1"}
+    assert {t for tr in fig["data"] for t in (tr.get("text") or [])} == {"Article 2", "Annex I"}
+    arrows = [a for a in fig["layout"]["annotations"] if a.get("showarrow")]
+    assert len(arrows) == 1 and arrows[0]["ax"] < arrows[0]["x"]  # from the citing unit (left) to the cited
+    assert {tr["name"] for tr in fig["data"]} == {"Article", "Annex"}
     page = A.texts(at)
     assert "Red widgets used for recruitment of staff." in page
-    assert "Cited by: article-2" in page
+    assert "Cited by 1 unit: Article 2" in page and "Names outside this corpus (not linked): Blue" in page
+    at.selectbox(key="cp_unit").set_value("article-2").run()
+    assert "Cites 1 other unit: Annex I" in A.texts(at)
+    hover = [h for tr in _figure(at)["data"] for h in (tr.get("hovertext") or []) if "Article 2" in h]
+    assert "cites 1 other unit · cited by 0" in hover[0]  # the graph counts as the reader lists
+    at.radio(key="cp_scope").set_value("the whole corpus").run()
+    A.no_traceback(at)
+    assert {"article-2", "annex-1"} <= {c for tr in _figure(at)["data"] for c in (tr.get("customdata") or [])}
+
+
+def test_kinds_are_named_as_the_document_names_them(small_corpus):
+    sys_path = str(A.APP.parent)
+    import sys
+
+    sys.path.insert(0, sys_path)
+    try:
+        from graph import kind_names
+    finally:
+        sys.path.remove(sys_path)
+    for u in small_corpus.units:
+        if u.kind == "annex":
+            u.heading = "Schedule 1"
+    assert kind_names(small_corpus.units) == {"article": "Article", "annex": "Schedule"}
 
 
 @pytest.mark.parametrize("corpus", ["aiact"])
 def test_corpora_table_shows_counts_and_backend(corpus):
     A.ingest_aiact()
     at = A.app(PAGE)
-    table = next(df.value for df in at.dataframe if "corpus" in df.value.columns)
+    table = A.table_with(at, "corpus")
     row = table[table["corpus"] == corpus].iloc[0]
-    assert row["units"] == 306 and row["documents"] == 1 and row["store"].startswith("SQLite")
+    assert row["contents"] == "1 document, 306 units, 959 passages"
+    assert any(c.value.startswith("Stored in SQLite") for c in at.caption)
 
 
 def test_dropped_files_show_what_embedding_them_will_cost_and_warn_when_long(monkeypatch):
@@ -150,7 +185,7 @@ def test_dropped_files_show_what_embedding_them_will_cost_and_warn_when_long(mon
     at.file_uploader(key="up_files").set_value([("notes.md", b"# Notes\n\nShort text.\n", "text/markdown")])
     at.run()
     A.no_traceback(at)
-    assert any("chunks or so to embed, about 1 s" in c.value for c in at.caption)
+    assert any(re.fullmatch(r"1 chunk or so to embed, about 1 s\.", c.value) for c in at.caption)  # one: no plural
     assert not [w for w in at.warning if w.icon == ":material/schedule:"]
     monkeypatch.setattr(E, "WARN_SECONDS", 0.0)
     at.run()

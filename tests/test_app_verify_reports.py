@@ -102,25 +102,33 @@ def test_mark_a_claim_export_every_format_and_reread_it(downloads):
     open_reports(at)
     A.no_traceback(at)
     assert at.selectbox(key="rep_open").value == run_id
-    # a mark without a reviewer name is refused with a message
+    # a mark without a reviewer name is refused with a message, and nothing typed is lost
+    comment = "Quote is Annex III, cite Article 6(2) too"
+    at.selectbox(key=f"rev_claim_{run_id}").set_value(1)
+    at.radio(key=f"rev_verdict_{run_id}").set_value("needs_work")
+    at.text_area(key=f"rev_comment_{run_id}").input(comment)
     A.button(at, "Save mark").click()
     at.run()
     assert "enter your name as reviewer" in at.error[0].value
-    at.text_input(key="reviewer").input("Ada Auditor")
-    at.selectbox(key=f"rev_claim_{run_id}").set_value(1)
-    at.radio(key=f"rev_verdict_{run_id}").set_value("needs_work")
-    at.text_area(key=f"rev_comment_{run_id}").input("Quote is Annex III, cite Article 6(2) too")
+    assert at.text_area(key=f"rev_comment_{run_id}").value == comment
+    assert at.radio(key=f"rev_verdict_{run_id}").value == "needs_work"
+    # the name is asked in the form, once: it fills the sidebar and is remembered by the workspace
+    at.text_input(key="rev_name").input("Ada Auditor")
     A.button(at, "Save mark").click()
     at.run()
     A.no_traceback(at)
     assert any("marked needs work by Ada Auditor" in s.value for s in at.success)
+    assert at.text_input(key="reviewer").value == "Ada Auditor"
+    assert at.text_area(key=f"rev_comment_{run_id}").value == ""  # saved: the comment box is free again
+    assert not [t for t in at.text_input if t.key == "rev_name"]
+    assert A.app().text_input(key="reviewer").value == "Ada Auditor"  # a new session: not asked again
     saved = ReportStore(A.home() / "reports.db").get(run_id)
     assert saved.reviews[-1].reviewer == "Ada Auditor" and saved.reviews[-1].verdict == "needs_work"
-    review_table = next(df.value for df in at.dataframe if "verdict" in df.value.columns)
+    review_table = A.table_with(at, "verdict")
     assert review_table["verdict"][0] == "needs work" and review_table["by"][0] == "Ada Auditor"
 
     labels = [b.label for b in at.download_button]
-    assert labels == ["Markdown", "JSON", "HTML", "PDF"]
+    assert labels == ["PDF", "HTML", "Markdown", "JSON"]
     assert len(downloads) == 4
     for name, data in downloads.items():
         back = render.read_export(data, name=name)
@@ -141,14 +149,17 @@ def test_recheck_reports_intact_then_changed_quotes():
     A.button(at, "Re-check against current corpus").click()
     at.run()
     A.no_traceback(at)
-    table = next(df.value for df in at.dataframe if "detail" in df.value.columns)
-    assert set(table["status"]) <= {"unchanged", "no_anchor"}
+    table = A.table_with(at, "detail")
+    assert set(table["status"]) <= {"unchanged", "no quote"}
     assert any("All quotes are still in the corpus" in s.value for s in at.success)
     store.delete_corpus("aiact")
     A.button(at, "Re-check against current corpus").click()
     at.run()
     A.no_traceback(at)
-    assert any("no corpus named 'aiact'" in e.value for e in at.error)
+    assert not at.error, [e.value for e in at.error]  # a deleted corpus is an answer, not an error
+    table = A.table_with(at, "detail")
+    assert set(table["status"]) <= {"gone", "no quote"} and "gone" in set(table["status"])
+    assert any("was deleted since this run" in w.value for w in at.warning)
 
 
 def test_import_an_export_and_filter_the_list():
@@ -164,13 +175,13 @@ def test_import_an_export_and_filter_the_list():
     A.button(at, "Import").click()
     at.run()
     A.no_traceback(at)
-    assert any("with 1 reviewer marks" in s.value for s in at.success)
+    assert any("with 1 reviewer mark." in s.value for s in at.success)
     assert rs.count() == 2
     at.selectbox(key="rep_kind").set_value("ask").run()
     assert "No saved run matches these filters." in A.texts(at)
     at.selectbox(key="rep_kind").set_value("verify")
     at.selectbox(key="rep_state").set_value("in review").run()
-    listed = at.dataframe[0].value
+    listed = A.table_with(at, "review")
     assert len(listed) == 2 and set(listed["review"]) == {"in review"}
 
 
@@ -183,3 +194,91 @@ def test_reports_empty_state_and_charts():
     open_reports(at)
     A.no_traceback(at)
     assert len(at.get("plotly_chart")) == 2
+
+
+def test_typed_input_survives_a_visit_to_another_page():
+    A.ingest_aiact()
+    at = A.app("views/verify.py")
+    at.text_area(key="verify_answer").input(ANSWER)
+    at.file_uploader(key="verify_source_files").set_value([("art12.txt", ART12.encode(), "text/plain")])
+    at.toggle(key="verify_semantic").set_value(False)
+    at.run()
+    at.switch_page("views/ask.py").run()
+    at.slider(key="ask_k").set_value(8)
+    at.text_area(key="ask_question").input("Who keeps the logs?")
+    at.run()
+    at.switch_page("views/reports.py").run()
+    at.switch_page("views/verify.py").run()
+    A.no_traceback(at)
+    assert at.text_area(key="verify_answer").value == ANSWER
+    assert at.toggle(key="verify_semantic").value is False
+    assert "Kept from before: art12.txt" in A.texts(at)  # an uploader cannot be refilled; its files are kept
+    A.button(at, "Verify").click()
+    at.run()
+    A.no_traceback(at)
+    run = ReportStore(A.home() / "reports.db").get(at.session_state["verify_run"])
+    assert run.claims[0].status == "supported" and run.sources[0].label == "art12"
+    at.switch_page("views/ask.py").run()
+    assert at.slider(key="ask_k").value == 8 and at.text_area(key="ask_question").value == "Who keeps the logs?"
+    assert not at.warning or all("default value" not in w.value for w in at.warning)
+
+
+def test_saved_verify_run_shows_the_answer_as_text_with_claim_markers():
+    at = A.app("views/verify.py")
+    verify(at)
+    verify(at)  # the same answer twice: two runs with the same first line
+    open_reports(at)
+    A.no_traceback(at)
+    shown = A.texts(at)
+    assert "cite" not in shown.split("Checked by")[-1].split("Claims")[0]  # no raw <cite> tag in the answer
+    assert ":blue-badge[1]" in shown and ":blue-badge[2]" in shown
+    listed = A.table_with(at, "title")
+    assert listed["title"].nunique() == 2 and listed["title"][0].endswith("(2)")
+
+
+def test_recheck_shows_old_and_new_text_side_by_side_with_the_change_named():
+    from anchor_core.ask import AskSettings, ask
+    from anchor_core.embeddings import HashEmbedder
+    from tests.ask_fixtures import drone_corpus
+
+    store = A.ingest_parsed(drone_corpus(), corpus="drones")
+    r = ask("Which lighting system do flights at night require?", store=store, embedder=HashEmbedder(),
+            corpus="drones", settings=AskSettings())
+    saved = ReportStore(A.home() / "reports.db").save(r)
+    parsed = drone_corpus()
+    a5 = next(u for u in parsed.units if u.unit_id == "article-5")
+    a5.text = a5.text.replace("from 5 kilometres", "from 3 kilometres")
+    A.ingest_parsed(parsed, corpus="drones")
+    at = A.app()
+    at.session_state["open_run"] = saved.id
+    at.switch_page("views/reports.py").run()
+    A.button(at, "Re-check against current corpus").click()
+    at.run()
+    A.no_traceback(at)
+    assert A.table_with(at, "detail")["status"][0] == "reworded"
+    page = A.texts(at)
+    assert "a number changed: 5 → 3" in page
+    sides = [h.value for h in at.get("html") if "anchor-diff" in h.value]
+    assert len(sides) == 2 and ">5 </del>" in sides[0] and ">3 </ins>" in sides[1]
+    at.radio[0].set_value(0).run()  # another click on the page: the re-check stays on screen
+    assert "a number changed: 5 → 3" in A.texts(at)
+
+
+def test_a_kept_choice_that_is_gone_falls_back_instead_of_failing():
+    from tests.ask_fixtures import drone_corpus
+
+    A.ingest_aiact()
+    store = A.ingest_parsed(drone_corpus(), corpus="drones")
+    at = A.app("views/verify.py")
+    at.selectbox(key="verify_corpus").set_value("drones").run()
+    at.multiselect(key="verify_units").set_value(["article-5"]).run()
+    at.switch_page("views/corpora.py").run()
+    at.selectbox(key="cp_corpus").set_value("drones").run()
+    store.delete_corpus("drones")  # deleted meanwhile (another tab, the CLI)
+    at.switch_page("views/verify.py").run()
+    A.no_traceback(at)
+    assert at.selectbox(key="verify_corpus").value == "aiact"
+    assert set(at.multiselect(key="verify_units").value) <= set(A.store().unit_ids("aiact"))
+    at.switch_page("views/corpora.py").run()
+    A.no_traceback(at)
+    assert at.selectbox(key="cp_corpus").value == "aiact"

@@ -37,7 +37,8 @@ def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> None
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if proc.poll() is not None:
-            raise AssertionError(f"the dashboard exited with {proc.returncode}: {proc.stderr.read().decode()[-2000:]}")
+            tail = proc.stderr.read().decode()[-2000:] if proc.stderr else "(see its log file)"
+            raise AssertionError(f"the dashboard exited with {proc.returncode}: {tail}")
         try:
             with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
                 if r.status == 200:
@@ -48,10 +49,13 @@ def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> None
 
 
 @contextlib.contextmanager
-def running(argv: list[str], port: int, env: dict[str, str], cwd: Path | None = None) -> Iterator[str]:
+def running(argv: list[str], port: int, env: dict[str, str], cwd: Path | None = None,
+            log: Path | None = None) -> Iterator[str]:
     """The dashboard started by ``argv`` in its own process group, healthy at the yielded URL, and
-    stopped (the whole group: `anchor dashboard` and its streamlit child) afterwards."""
-    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    stopped (the whole group: `anchor dashboard` and its streamlit child) afterwards. ``log``: a file
+    that receives the server's log (stderr), for a test to read."""
+    err = open(log, "wb") if log is not None else subprocess.PIPE  # noqa: SIM115 (closed below)
+    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err,
                             start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -63,6 +67,8 @@ def running(argv: list[str], port: int, env: dict[str, str], cwd: Path | None = 
             proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
+        if log is not None:
+            err.close()
 
 
 def streamlit_argv(port: int, *extra: str) -> list[str]:

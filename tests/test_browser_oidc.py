@@ -60,8 +60,10 @@ def test_st_login_round_trip_gives_the_groups_of_the_id_token(oidc_server, tmp_p
             page.get_by_text("Reference network").wait_for(timeout=60_000)
             page.wait_for_timeout(2000)
             after_side = side.inner_text()
-            # The tables draw on a canvas; their accessible copy (text_content) holds the cells.
-            after = " ".join(t or "" for t in page.locator("[data-testid='stDataFrame']").all_text_contents())
+            # The full-text tables are HTML; a data grid draws on a canvas and its accessible copy
+            # (text_content) holds the cells.
+            after = " ".join(t or "" for t in page.locator(
+                "[data-testid='stTable'], [data-testid='stDataFrame']").all_text_contents())
             page.screenshot(path=str(tmp_path / "oidc-signed-in.png"), full_page=True)
         finally:
             browser.close()

@@ -272,7 +272,7 @@ def test_dashboard_rejected_claim_badge_and_headline():
     assert "not verified: rejected by a reviewer (claim 1, Bo)" in page
     assert ":red-badge[:material/thumb_down: rejected by Bo]" in page
     assert "rejected by Bo (automatic: supported)" in at.radio[0].options[0].replace("\\", "")
-    review = next(df.value for df in at.dataframe if "verdict" in df.value.columns)
+    review = A.table_with(at, "verdict")  # the review table shows full text (st.table)
     assert review["status"][0] == "rejected by Bo (automatic: supported)"
 
 

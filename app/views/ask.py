@@ -30,25 +30,35 @@ with st.sidebar:
     viewer = R.viewer()
     st.caption(f"Asking as **{md_escape(viewer.label, inline=True)}**: {md_escape(viewer.access_label)}. "
                "Your groups come from your sign-in.")
-    k = st.slider("Sources (k)", 1, 15, 5, key="ask_k")
-    hops = st.slider("Reference hops", 0, 3, 1, key="ask_hops",
-                     help="Follow explicit cross-references (“Article 6(2)” → “Annex III”) this many steps.")
-    recitals = st.toggle("Include recitals", False, key="ask_recitals", help="Recitals are not binding.")
+    st.session_state.setdefault("ask_k", 5)
+    st.session_state.setdefault("ask_hops", 1)
+    k = st.slider("Number of passages", 1, 15, key="ask_k",
+                  help="How many passages the search hands to the answer (technical: k).")
+    hops = st.slider("Follow cross-references", 0, 3, key="ask_hops",
+                     help="How many steps to follow explicit references such as “Article 6(2)” → “Annex III” "
+                          "(technical: reference hops).")
+    recitals = st.toggle("Include recitals", False, key="ask_recitals",
+                         help="Recitals explain a regulation but are not binding (technical: include_recitals).")
     scorers = R.scorer_choices()
-    scorer_name = st.selectbox("Support scorer", scorers, key="ask_scorer", help=scorer_help(scorers))
+    scorer_name = st.selectbox("How claims are checked", scorers, key="ask_scorer", format_func=W.scorer_label,
+                               help=scorer_help(scorers) + " (technical: support scorer).")
     has_llm = R.safe(R.llm, what="Reading the LLM configuration") is not None
-    writer = st.selectbox("Writer", ["auto", "extractive", "llm"], key="ask_writer",
-                          help="extractive: quotes the best source sentences, offline. llm: needs GROQ_API_KEY or "
-                               "ANCHOR_LLM_BASE_URL. auto: the LLM when configured.")
-    st.caption("LLM configured" if has_llm else "No LLM configured: the offline extractive writer answers.")
+    writer = st.selectbox("Who writes the answer", ["auto", "extractive", "llm"], key="ask_writer",
+                          format_func=W.WRITER_LABEL.get,
+                          help="Quotes from the sources: composed offline from the best source sentences. "
+                               "Language model: needs GROQ_API_KEY or ANCHOR_LLM_BASE_URL. Automatic: the language "
+                               "model when one is configured (technical: writer auto / extractive / llm).")
+    st.caption("A language model is configured." if has_llm else
+               "No language model configured: answers are composed from quotes of the sources, offline.")
 
-with st.form("ask_form"):
-    question = st.text_area("Question", key="ask_question", height=90,
-                            placeholder=workspace.DEMO_QUESTION if corpus == workspace.DEMO_CORPUS else
-                            "What do you want to know from this corpus?")
-    c1, c2, _ = st.columns([1, 2, 3])
-    asked = c1.form_submit_button("Ask", type="primary", icon=":material/send:")
-    demo = c2.form_submit_button("Ask the demo question", disabled=corpus != workspace.DEMO_CORPUS)
+# Not a form: a form sends what was typed only when it is submitted, and a question typed but not yet
+# asked would be lost on a visit to another page.
+question = st.text_area("Question", key="ask_question", height=90,
+                        placeholder=workspace.DEMO_QUESTION if corpus == workspace.DEMO_CORPUS else
+                        "What do you want to know from this corpus?")
+c1, c2, _ = st.columns([1, 2, 3])
+asked = c1.button("Ask", type="primary", icon=":material/send:")
+demo = c2.button("Ask the demo question", disabled=corpus != workspace.DEMO_CORPUS)
 
 if asked or demo:
     q = workspace.DEMO_QUESTION if demo else question

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import html
-
-import plotly.graph_objects as go
+import graph as G
 import resources as R
 import streamlit as st
 import widgets as W
+from jobs import JOBS
 
 from anchor_core import workspace
 from anchor_core.errors import AnchorError
 from anchor_core.safe import md_escape
+from anchor_core.text import count
 
 st.title("Corpora")
 
@@ -42,65 +42,64 @@ if admin:
                            "If it is interrupted, embedding resumes where it stopped on the next upload of the file.",
                            icon=":material/schedule:")
             elif estimates:
-                st.caption(f"{sum(e.chunks for e in estimates):,} chunks or so to embed, "
+                st.caption(f"{count(sum(e.chunks for e in estimates), 'chunk')} or so to embed, "
                            f"about {workspace.duration(sum(e.seconds or 0 for e in estimates))}.")
         c1, c2, c3 = st.columns([2, 3, 3])
         into = c1.radio("Into", ["new corpus", "existing corpus"], key="up_into", disabled=not names)
         if into == "new corpus" or not names:
             target = c2.text_input("New corpus name", key="up_new_name", placeholder="e.g. contracts")
         else:
+            W.valid_choice("up_existing", names)
             target = c2.selectbox("Corpus", names, key="up_existing")
         known_groups = sorted({g for n in names for g in R.safe(workspace.corpus_groups, store, n, default=[])})
         groups = c3.multiselect("Access groups", known_groups, accept_new_options=True, key="up_groups",
                                 help="Only queries in one of these groups see the documents. Empty: public.")
-        if st.button("Ingest", type="primary", icon=":material/upload:", disabled=not files):
-            results = None
+        home = str(R.settings().home)
+        busy = JOBS.running(home)
+        if busy is not None:
+            st.caption(f"Another ingest is running ({md_escape(busy.what)}): one at a time per workspace. Its "
+                       "progress is shown at the top of the page.")
+        if st.button("Ingest", type="primary", icon=":material/upload:", disabled=not files or busy is not None):
             with R.guard("Ingesting"):
                 corpus = workspace.check_corpus_name(target or "")
                 if into == "new corpus" and corpus in names:
                     raise AnchorError(f"a corpus named {corpus!r} already exists; choose “existing corpus” "
                                                 "to add these files to it, or another name")
-                bar = st.progress(0.0, text="reading files…")
-
-                def progress(p) -> None:
-                    frac = (p.index + (p.done / p.total if p.total else 0.0)) / max(p.files, 1)
-                    detail = f" ({p.done} of {p.total} chunks)" if p.total else ""
-                    if p.estimate is not None and p.estimate.large and p.estimate.seconds:
-                        detail += f", about {workspace.duration(p.estimate.seconds)} in all"
-                    bar.progress(min(frac, 1.0), text=f"file {p.index + 1} of {p.files}: {p.name} — {p.stage}{detail}")
-
-                emb = workspace.ingest_embedder(R.embedder(), R.settings())
-                results = workspace.upload_files(store, emb, [(f.name, f.getvalue()) for f in files], corpus=corpus,
-                                                 groups=groups, max_mb=R.settings().max_upload_mb, progress=progress)
-                bar.progress(1.0, text="done")
-            if results is not None:
-                st.session_state["up_results"] = [W.file_result_row(r) for r in results]
+                W.start_upload(store, [(f.name, f.getvalue()) for f in files], corpus=corpus, groups=groups)
+                st.session_state.pop("up_results", None)
                 st.rerun()
+        done = JOBS.get(home)
+        if done is not None and done.kind == "upload" and done.state == "done" and done.result is not None:
+            st.session_state["up_results"] = done.result  # every tab sees the last upload's results
         if st.session_state.get("up_results"):
             rows = st.session_state["up_results"]
             bad = [r for r in rows if r["status"] == "failed"]
             (st.warning if bad else st.success)(
-                f"{len(rows) - len(bad)} of {len(rows)} files stored" + (": see the errors below." if bad else "."),
+                f"{len(rows) - len(bad)} of {count(len(rows), 'file')} stored"
+                + (": see the errors below." if bad else "."),
                 icon=":material/warning:" if bad else ":material/check:")
-            st.dataframe(rows, hide_index=True, width="stretch")
+            W.table(rows, key="up_results_table")
 
 # -- what is stored -----------------------------------------------------------------------------
 st.subheader("Stored corpora")
 if not corpora:
     W.empty_store(store)
     st.stop()
-st.dataframe(R.safe(workspace.corpus_rows, store, default=[]), hide_index=True, width="stretch")
+W.corpora_table(R.safe(workspace.corpus_rows, store, default=[]))
 
+if (nxt := st.session_state.pop("cp_unit_next", None)) is not None:
+    st.session_state["cp_unit"] = nxt  # a unit clicked on the graph: set before its picker is drawn
+W.valid_choice("cp_corpus", names)
 corpus = st.selectbox("Corpus", names, key="cp_corpus")
 docs = R.safe(store.documents, corpus, what=f"Reading the documents of {corpus}", default=[])
 tab_docs, tab_graph = st.tabs(["Documents", "Reference network"])
 
 with tab_docs:
-    st.dataframe([{"document": d.doc_id, "title": d.title, "groups": ", ".join(d.groups) or "public",
-                   "pages": d.meta.get("pages", ""), "source": d.source} for d in docs],
-                 hide_index=True, width="stretch")
+    W.table([{"document": d.doc_id, "title": d.title, "groups": ", ".join(d.groups) or "public",
+              "pages": d.meta.get("pages"), "source": d.source} for d in docs], key="documents_table")
     c1, c2 = st.columns(2)
     if admin:
+        W.valid_choice("cp_doc", [d.doc_id for d in docs])
         doc_id = c1.selectbox("Document", [d.doc_id for d in docs], key="cp_doc")
         if c1.button("Delete document…", disabled=not doc_id, icon=":material/delete:"):
             st.session_state["pending_delete"] = ("document", corpus, doc_id)
@@ -132,40 +131,49 @@ with tab_docs:
         st.success(md_escape(flash), icon=":material/check:")
 
 with tab_graph:
-    recitals = st.toggle("Show recitals", False, key="cp_recitals")
-    graph = R.safe(workspace.corpus_graph, store, corpus, include_recitals=recitals,
-                   what="Building the reference network")
-    if graph is not None and not graph.nodes:
+    c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+    scope = c2.radio("Show", ["around the selected unit", "the whole corpus"], horizontal=True, key="cp_scope",
+                     help="Around the selected unit: the units it cites and the units that cite it, with arrows. "
+                          "The whole corpus: every unit with a reference, the most cited named.")
+    recitals = c2.toggle("Include recitals", False, key="cp_recitals", help="Recitals are not binding.")
+    ids_all = R.safe(store.unit_ids, corpus, default=[])
+    units = R.safe(store.get_units, corpus, ids_all, what="Reading the units", default={})
+    names = G.kind_names(units.values())
+    counts = R.safe(G.corpus_counts, store, corpus, what="Counting the references", default={})
+    pickable = sorted((u for u in units if recitals or units[u].kind != "recital"),
+                      key=lambda u: (-counts.get(u, (0, 0))[1], units[u].heading))
+    if not pickable:
+        st.info("This corpus has no units to show.", icon=":material/hub:")
+        st.stop()
+    if st.session_state.get("cp_unit") not in pickable:
+        st.session_state["cp_unit"] = pickable[0]
+    unit_id = c1.selectbox("Unit", pickable, key="cp_unit",
+                           format_func=lambda u: f"{units[u].heading}" + (f" — {units[u].title[:70]}"
+                                                                          if units[u].title else ""))
+    if scope == "the whole corpus":
+        graph = R.safe(workspace.corpus_graph, store, corpus, include_recitals=recitals,
+                       what="Building the reference network")
+        fig = G.whole(graph, units, names, counts) if graph is not None and graph.nodes else None
+        caption = (f"{count(len(graph.nodes), 'unit')}, {count(len(graph.edges), 'link')}; node size = how often a "
+                   "unit is cited, the 12 most cited are named" + (f"; {count(graph.hidden, 'unit')} without "
+                                                                    "references hidden" if graph.hidden else "")
+                   if graph is not None else "")
+    else:
+        center = units[unit_id]
+        link = R.safe(G.links, store, corpus, unit_id, what="Reading the references", default=G.Links())
+        near = {u: units[u] for u in [*link.cites, *link.cited_by]
+                if u in units and (recitals or units[u].kind != "recital")}
+        fig = G.neighbourhood(center, near, link, names, counts)
+        caption = (f"{center.heading}: cites {count(len(link.cites), 'other unit')}, cited by "
+                   f"{count(len(link.cited_by), 'unit')}; an arrow points from the citing unit to the cited one")
+    if fig is None:
         st.info("No resolved references between units of this corpus: nothing to draw.", icon=":material/hub:")
-    elif graph is not None:
-        pos = {n.unit_id: (n.x, n.y) for n in graph.nodes}
-        ex, ey = [], []
-        for s, d, _ in graph.edges:
-            ex += [pos[s][0], pos[d][0], None]
-            ey += [pos[s][1], pos[d][1], None]
-        fig = go.Figure(go.Scatter(x=ex, y=ey, mode="lines", line={"width": 0.6, "color": "#b8c0cc"},
-                                   hoverinfo="skip", showlegend=False))
-        palette = {"article": "#1f5fae", "annex": "#c0392b", "recital": "#8e8e8e", "section": "#16a085",
-                   "passage": "#7a3fb0", "file": "#d68910", "page": "#566573"}
-        for kind in sorted({n.kind for n in graph.nodes}):
-            ns = [n for n in graph.nodes if n.kind == kind]
-            fig.add_trace(go.Scatter(
-                x=[n.x for n in ns], y=[n.y for n in ns], mode="markers", name=kind,
-                marker={"size": [7 + 2.2 * min(n.cited_by, 12) for n in ns], "color": palette.get(kind, "#333"),
-                        "line": {"width": 0.5, "color": "#fff"}},
-                customdata=[n.unit_id for n in ns],
-                text=[f"{html.escape(n.label)} — {html.escape(n.title[:60])}<br>cited by {n.cited_by}, cites {n.cites}"
-                      for n in ns],  # Plotly reads tags (<a>, <br>) in hover text: the unit's own text is escaped
-                hovertemplate="%{text}<extra></extra>"))
-        fig.update_layout(height=520, margin={"l": 0, "r": 0, "t": 10, "b": 0}, xaxis={"visible": False},
-                          yaxis={"visible": False}, legend={"orientation": "h"}, dragmode="pan")
-        event = st.plotly_chart(fig, on_select="rerun", selection_mode="points", key=f"graph_{corpus}")
-        st.caption(f"{len(graph.nodes)} units, {len(graph.edges)} links; node size = how often a unit is cited"
-                   + (f"; {graph.hidden} units without references hidden" if graph.hidden else "")
-                   + ". Click a unit to read it.")
+    else:
+        event = st.plotly_chart(fig, on_select="rerun", selection_mode="points",
+                                key=f"graph_{corpus}_{scope[:3]}_{unit_id}", width="stretch")
+        st.caption(md_escape(caption) + ". Click a unit to read it and see its neighbourhood.")
         clicked = [p.get("customdata") for p in (event.selection.points if event else []) if p.get("customdata")]
-        ids = [n.unit_id for n in sorted(graph.nodes, key=lambda n: -n.cited_by)]
-        if clicked and clicked[0] in ids:
-            st.session_state["cp_unit"] = clicked[0]
-        unit_id = st.selectbox("Read unit", ids, key="cp_unit")
-        W.unit_reader(store, corpus, unit_id)
+        if clicked and clicked[0] in pickable and clicked[0] != unit_id:
+            st.session_state["cp_unit_next"] = clicked[0]
+            st.rerun()
+    W.unit_reader(store, corpus, unit_id, names)

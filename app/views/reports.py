@@ -11,6 +11,7 @@ from anchor_core import access, render
 from anchor_core.report import Report
 from anchor_core.reports import VERDICTS
 from anchor_core.safe import html_escape, md_code, md_escape
+from anchor_core.text import count
 
 st.title("Reports")
 st.caption("Every ask and verify run is saved in the workspace. Review each claim, export the report, "
@@ -26,7 +27,9 @@ mine = R.safe(lambda: access.visible_runs(rs, viewer, rs.list()), what="Listing 
 with st.sidebar:
     st.subheader("Filter runs")
     kind = st.selectbox("Kind", ["all", "ask", "verify"], key="rep_kind")
-    corpus = st.selectbox("Corpus", ["all", *sorted({s.corpus for s in mine if s.corpus})], key="rep_corpus")
+    corpora = ["all", *sorted({s.corpus for s in mine if s.corpus})]
+    W.valid_choice("rep_corpus", corpora)
+    corpus = st.selectbox("Corpus", corpora, key="rep_corpus")
     review_state = st.selectbox("Review state", ["all", "not reviewed", "in review", "accepted", "needs work",
                                                  "rejected", "nothing to review"], key="rep_state")
     text = st.text_input("Title contains", key="rep_text")
@@ -41,7 +44,7 @@ with st.expander("Import an exported report (.json, .md, .html or .pdf)"):
         with R.guard("Importing"):
             imported = access.import_run(rs, viewer, render.read_export(up.getvalue(), name=up.name))
             st.session_state["open_run"] = imported.id
-            st.success(f"Imported run {md_code(imported.id)} with {len(imported.reviews)} reviewer marks.",
+            st.success(f"Imported run {md_code(imported.id)} with {count(len(imported.reviews), 'reviewer mark')}.",
                        icon=":material/check:")
 
 summaries = R.safe(lambda **kw: access.visible_runs(rs, viewer, rs.list(**kw)),
@@ -59,10 +62,27 @@ if not summaries:
         c2.page_link("views/verify.py", label="Verify an answer", icon=":material/fact_check:")
     st.stop()
 
-st.dataframe([{"created": s.created_at[:16].replace("T", " "), "kind": s.kind, "result": (a := s.assessment).short,
-               "title": s.title, "corpus": s.corpus or "—", "claims": s.claims, "headline": a.headline,
-               "review": s.review_state, "accepted": s.accepted, "rejected": s.rejected, "needs work": s.needs_work}
-              for s in summaries], hide_index=True, width="stretch")
+ids = [s.id for s in summaries]
+titles = W.distinct_titles(summaries)
+st.session_state["rep_ids"] = ids
+
+
+def _open_selected() -> None:
+    """A click on a row of the run list opens that run (the picker below follows)."""
+    rows = st.session_state["rep_list"].selection.rows
+    listed = st.session_state.get("rep_ids") or []
+    if rows and rows[0] < len(listed):
+        st.session_state["rep_open"] = listed[rows[0]]
+
+
+st.caption(f"{count(len(summaries), 'saved run')} — click a row to open it.")
+st.dataframe([{"created": s.created_at[:16].replace("T", " "), "kind": s.kind, "title": titles[s.id],
+               "result": (a := s.assessment).short, "corpus": s.corpus or "—", "claims": s.claims,
+               "review": s.review_state, "headline": a.headline} for s in summaries],
+             hide_index=True, width="stretch", key="rep_list", on_select=_open_selected, selection_mode="single-row",
+             column_config={"title": st.column_config.TextColumn("title", width="large"),
+                            "claims": st.column_config.NumberColumn("claims", width="small"),
+                            "kind": st.column_config.TextColumn("kind", width="small")})
 
 with st.expander("Charts: score distribution and supported share", expanded=False):
     runs = [r for r in (R.safe(access.open_run, rs, viewer, s.id) for s in summaries[:200]) if r is not None]
@@ -93,14 +113,13 @@ with st.expander("Charts: score distribution and supported share", expanded=Fals
                        height=340, margin={"t": 50, "b": 40})
     c2.plotly_chart(frac, width="stretch", key="rep_fraction")
 
-ids = [s.id for s in summaries]
-titles = {s.id: f"{s.created_at[:16].replace('T', ' ')} · {s.kind} · {s.title}" for s in summaries}
 wanted = st.session_state.pop("open_run", None)
 if wanted in ids:
     st.session_state["rep_open"] = wanted
 elif st.session_state.get("rep_open") not in ids:
     st.session_state["rep_open"] = ids[0]
-run_id = st.selectbox("Open run", ids, format_func=lambda i: titles[i], key="rep_open")
+run_id = st.selectbox("Open run", ids, key="rep_open",
+                      format_func=lambda i: f"{titles[i]} · {W.created(summaries[ids.index(i)].created_at)}")
 
 run: Report | None = R.safe(access.open_run, rs, viewer, run_id, what="Opening the run")
 if run is None:
@@ -112,11 +131,9 @@ if run.kind == "ask":
     W.show_ask_run(run, store, key="review")
 else:
     st.subheader("Verification: " + md_escape(run.title, inline=True))
-    st.caption(f"scorer {md_code(run.models.get('scorer', ''))} (threshold {run.threshold or 0:.2f}) · embedder "
-               f"{md_code(run.models.get('embedder', 'none'))} · run {md_code(run.id)}")
+    W.run_facts(run)
     W.metrics(run)
-    with st.container(border=True):
-        st.markdown(md_escape(run.answer))
+    W.answer_block(run)
     shown = run.claims
     if shown:
         c1, c2 = st.columns([5, 6], gap="large")
@@ -134,64 +151,59 @@ if claims:
     st.subheader("Review")
     latest = run.latest_reviews
     states = run.assessment().claims
-    st.dataframe([{"claim": i, "status": states[i - 1].label, "text": c.text,
-                   "verdict": VERDICTS[latest[i].verdict] if i in latest else "not reviewed",
-                   "by": latest[i].reviewer if i in latest else "",
-                   "at": latest[i].at.replace("T", " ") if i in latest else "",
-                   "comment": latest[i].comment if i in latest else ""} for i, c in enumerate(claims, 1)],
-                 hide_index=True, width="stretch")
+    W.table([{"claim": i, "status": states[i - 1].label, "text": c.text,
+              "verdict": VERDICTS[latest[i].verdict] if i in latest else "not reviewed",
+              "by": latest[i].reviewer if i in latest else "",
+              "at": W.created(latest[i].at) if i in latest else "",
+              "comment": latest[i].comment if i in latest else ""} for i, c in enumerate(claims, 1)],
+            key="review_table")
     if not viewer.signed_in and viewer.mode != "local":
         st.caption("Sign in to mark claims: every mark is stored with who made it.")
     else:
-        with st.form(f"review_form_{run.id}", clear_on_submit=True):
+        # The form keeps what was typed: a mark that cannot be saved (no name yet, no comment for a
+        # rejection) leaves claim, verdict and comment as they were; a saved one clears the comment only.
+        with st.form(f"review_form_{run.id}", clear_on_submit=False, border=True):
             c1, c2 = st.columns([2, 3])
-            claim_no = c1.selectbox("Claim", list(range(1, len(claims) + 1)), key=f"rev_claim_{run.id}",
-                                    format_func=lambda i: f"{i}. {claims[i - 1].text[:70]}")
-            verdict = c1.radio("Verdict", list(VERDICTS), format_func=VERDICTS.get, horizontal=True,
-                               key=f"rev_verdict_{run.id}")
-            comment = c2.text_area("Comment", key=f"rev_comment_{run.id}", height=100,
-                                   placeholder="Why (required for rejected and needs work)")
-            if st.form_submit_button("Save mark", type="primary", icon=":material/done:"):
-                with R.guard("Saving the mark"):
-                    mark = rs.review(run.id, claim_no, verdict, reviewer=access.reviewer_name(viewer), comment=comment)
-                    st.session_state["rep_flash"] = (f"Claim {mark.claim} marked {VERDICTS[mark.verdict]} by "
-                                                     f"{mark.reviewer} at {mark.at.replace('T', ' ')}.")
-                    st.rerun()
+            c1.selectbox("Claim", list(range(1, len(claims) + 1)), key=f"rev_claim_{run.id}",
+                         format_func=lambda i: f"{i}. {claims[i - 1].text[:70]}")
+            c1.radio("Verdict", list(VERDICTS), format_func=VERDICTS.get, horizontal=True,
+                     key=f"rev_verdict_{run.id}")
+            c2.text_area("Comment", key=f"rev_comment_{run.id}", height=100,
+                         placeholder="Why (required for rejected and needs work)")
+            if viewer.mode == "local" and not viewer.name:
+                c2.text_input("Your name, stored with the mark (asked once)", key="rev_name",
+                              placeholder="e.g. Dana Reviewer")
+            st.form_submit_button("Save mark", type="primary", icon=":material/done:", on_click=W.save_mark,
+                                  args=(rs, run.id, len(claims)))
+    if err := st.session_state.pop("rep_error", None):
+        st.error(f"Saving the mark: {err}", icon=":material/error:")
     if flash := st.session_state.pop("rep_flash", None):
-        st.success(flash, icon=":material/check:")
+        st.success(md_escape(flash), icon=":material/check:")
     if run.reviews:
-        with st.expander(f"Review history ({len(run.reviews)} marks)"):
+        with st.expander(f"Review history ({count(len(run.reviews), 'mark')})"):
             for r in reversed(run.reviews):
                 st.markdown(f"{R.VERDICT_BADGE[r.verdict]} claim {r.claim} · "
-                            f"**{md_escape(r.reviewer, inline=True)}** · {md_escape(r.at.replace('T', ' '))}"
+                            f"**{md_escape(r.reviewer, inline=True)}** · {md_escape(W.created(r.at))}"
                             + (f" — {md_escape(r.comment, inline=True)}" if r.comment else ""))
 
 st.subheader("Export and re-check")
-cols = st.columns(5)
-for col, (fmt, label) in zip(cols, [("markdown", "Markdown"), ("json", "JSON"), ("html", "HTML"), ("pdf", "PDF")]):
+cols = st.columns(4)
+for col, (fmt, label) in zip(cols, [("pdf", "PDF"), ("html", "HTML"), ("markdown", "Markdown"), ("json", "JSON")]):
     data = R.safe(render.export, run, fmt, what=f"Preparing the {label} export")
     if data is not None:
         col.download_button(label, data, file_name=render.filename(run, fmt), mime=render.FORMATS[fmt][1],
                             icon=":material/download:", key=f"dl_{fmt}_{run.id}")
 if run.kind == "ask":
-    if cols[4].button("Re-check against current corpus", icon=":material/published_with_changes:"):
+    if st.button("Re-check against current corpus", icon=":material/published_with_changes:",
+                 help="Is each quote still in the corpus, word for word, where it was?"):
         with R.guard("Re-checking"):
             from anchor_core.recheck import recheck
 
-            result = recheck(run, store)
-            if result.corpus_version_then != result.corpus_version_now:
-                st.info(f"Corpus {md_code(result.corpus)} was re-ingested since this run.", icon=":material/update:")
-            icon = {"unchanged": "🟢", "same": "🟢", "moved": "🟡", "changed": "🟠", "gone": "🔴", "no_anchor": "⚪"}
-            st.dataframe([{"claim": i, "": icon.get(c.status, ""), "status": c.status, "unit": c.unit_id or "—",
-                           "detail": c.detail} for i, c in enumerate(result.checks, 1)],
-                         hide_index=True, width="stretch")
-            if result.intact:
-                st.success("All quotes are still in the corpus.", icon=":material/verified:")
-            else:
-                st.warning("Some quotes changed or are gone: re-read those claims before relying on the report.",
-                           icon=":material/warning:")
+            st.session_state[f"recheck_{run.id}"] = recheck(run, store)
+    if (result := st.session_state.get(f"recheck_{run.id}")) is not None:
+        W.recheck_view(result)
 else:
-    cols[4].caption("A verify run is checked against the source texts saved with it; re-run it on Verify with "
+    st.caption("A verify run is checked against the source texts saved with it; re-run it on Verify with "
                     "new versions of the sources.")
 
 if viewer.unrestricted:  # deleting a run drops its reviewer marks: admins and the local operator only
