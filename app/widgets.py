@@ -513,7 +513,9 @@ def distinct_titles(summaries) -> dict[str, str]:
 def table(rows: list[dict], *, key: str | None = None) -> None:
     """A table that shows every cell's full text, wrapped (``st.table``; a data grid cuts long text
     off at the column width). A column with mixed kinds of values (a page count beside an empty
-    cell) is shown as text, so Arrow never sees a column it cannot type."""
+    cell) is shown as text, so Arrow never sees a column it cannot type. ``st.table`` renders a text
+    cell as Markdown, so every text cell is escaped: a reviewer name ``![x](http://evil/p.png)`` from
+    an imported report is shown as those characters, never fetched."""
     if not rows:
         return
     cols = list(dict.fromkeys(k for r in rows for k in r))
@@ -524,6 +526,7 @@ def table(rows: list[dict], *, key: str | None = None) -> None:
         if c not in mixed and any(r.get(c) is None for r in rows):
             for r in clean:
                 r[c] = str(r[c])
+    clean = [{c: md_escape(v, inline=True) if isinstance(v, str) else v for c, v in r.items()} for r in clean]
     with st.container(key=key) if key else st.container():
         st.table(clean, hide_index=True)
 
