@@ -180,7 +180,8 @@ def refusal_card(rep: Report) -> None:
             th = ", ".join(f"{k} {v:.2f}" for k, v in g.thresholds.items())
             tech = f"gate {g.verdict}, evidence score {g.score:.2f}" + (f" (thresholds {th})" if th else "") + \
                 f"; {tech}"
-        st.markdown(f"**Why it was not answered:** {md_escape(rep.reason)}", help=tech)
+        # A tooltip is Markdown too: everything of the run in it is escaped.
+        st.markdown(f"**Why it was not answered:** {md_escape(rep.reason)}", help=md_escape(tech, inline=True))
         if rep.sources:
             st.markdown(f"**What was found** ({count(len(rep.sources), 'passage')}, not enough to answer):")
             for s in rep.sources:
@@ -263,8 +264,8 @@ def run_facts(run: Report, suffix: str = "") -> None:
     st.caption(f"Checked by {md_escape(how.lower(), inline=True)}, "
                + ("comparing meaning and words" if emb else "comparing words only")
                + f" · run {md_code(run.id)}{suffix}",
-               help=f"scorer {scorer or 'unknown'} (support threshold {run.threshold or 0:.2f}), "
-                    f"embedder {emb or 'none'}")
+               help=md_escape(f"scorer {scorer or 'unknown'} (support threshold {run.threshold or 0:.2f}), "
+                              f"embedder {emb or 'none'}", inline=True))
 
 
 def answer_block(run: Report) -> None:
@@ -360,8 +361,9 @@ def show_ask_run(run: Report, store, *, key: str = "ask") -> None:
         for s in rep.sources:
             how = " · found by the search" if s.direct else (_reached(s) or " · reached by a cross-reference")
             st.markdown(f"**\\[{s.n}\\] {md_escape(s.label, inline=True)}**{source_place(s)}{how}  \n"
-                        f"{_snippet(s.text, 400)}", help=f"search score {s.score:.3f}; unit {s.unit_id}"
-                        + (f"; path {s.path}" if s.path else ""))
+                        f"{_snippet(s.text, 400)}", help=md_escape(f"search score {s.score:.3f}; unit {s.unit_id}"
+                                                                     + (f"; path {s.path}" if s.path else ""),
+                                                                     inline=True))
     with st.expander("What it did"):
         for e in rep.trace:
             decision = (f" :{DECISION_COLOR.get(e.decision, 'gray')}-badge[{md_escape(e.decision, inline=True)}]"
@@ -511,11 +513,9 @@ def distinct_titles(summaries) -> dict[str, str]:
 
 
 def table(rows: list[dict], *, key: str | None = None) -> None:
-    """A table that shows every cell's full text, wrapped (``st.table``; a data grid cuts long text
-    off at the column width). A column with mixed kinds of values (a page count beside an empty
-    cell) is shown as text, so Arrow never sees a column it cannot type. ``st.table`` renders a text
-    cell as Markdown, so every text cell is escaped: a reviewer name ``![x](http://evil/p.png)`` from
-    an imported report is shown as those characters, never fetched."""
+    """A table that shows every cell's full text, wrapped (``st.table``, cells escaped; a data grid cuts
+    long text off at the column width). A column with mixed kinds of values (a page count beside an empty
+    cell) is shown as text, so Arrow never sees a column it cannot type."""
     if not rows:
         return
     cols = list(dict.fromkeys(k for r in rows for k in r))
@@ -526,9 +526,11 @@ def table(rows: list[dict], *, key: str | None = None) -> None:
         if c not in mixed and any(r.get(c) is None for r in rows):
             for r in clean:
                 r[c] = str(r[c])
-    clean = [{c: md_escape(v, inline=True) if isinstance(v, str) else v for c, v in r.items()} for r in clean]
+    # st.table renders each cell as Markdown: every text of a run or a file is escaped (a comment
+    # holding "![x](http://…)" shows as those characters and loads nothing).
+    shown = [{c: md_escape(v, inline=True) if isinstance(v, str) else v for c, v in r.items()} for r in clean]
     with st.container(key=key) if key else st.container():
-        st.table(clean, hide_index=True)
+        st.table(shown, hide_index=True)
 
 
 def corpora_table(rows: list[dict]) -> None:
@@ -571,7 +573,7 @@ def unit_reader(store, corpus: str, unit_id: str | None, names: dict[str, str] |
         st.markdown(f"**{md_escape(unit.heading, inline=True)}**"
                     + (f" — {md_escape(unit.title, inline=True)}" if unit.title else "")
                     + f"  \n{md_escape(kind)} · document {md_code(unit.doc_id)} · {len(unit.text):,} characters",
-                    help=f"unit id {unit.unit_id}, kind {unit.kind}")
+                    help=md_escape(f"unit id {unit.unit_id}, kind {unit.kind}", inline=True))
         st.html(workspace.highlight_html(unit.text, 0, 0, mark_id="unit-text", max_height="24em"))
         link = R.safe(links, store, corpus, unit_id, what="Reading the references")
         if link is None:

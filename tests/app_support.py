@@ -78,8 +78,14 @@ def no_traceback(at: AppTest) -> None:
 
 
 def tables(at: AppTest) -> list:
-    """Every table on the page as a DataFrame: the full-text tables (``st.table``) and the data grids."""
-    return [t.value for t in at.table] + [df.value for df in at.dataframe]
+    """Every table on the page as a DataFrame, as a reader sees it: the full-text tables (``st.table``,
+    whose Markdown cells are escaped: the backslashes undone here) and the data grids."""
+    import re
+
+    def shown(v):
+        return re.sub(r"\\(.)", r"\1", v) if isinstance(v, str) else v
+
+    return [t.value.map(shown) for t in at.table] + [df.value for df in at.dataframe]
 
 
 def table_with(at: AppTest, column: str):

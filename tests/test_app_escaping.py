@@ -16,10 +16,14 @@ HTML_TAGS = {"div", "mark", "script", "del", "ins"}  # del/ins: a re-check's wor
 
 
 def markdown_pieces(at) -> list[str]:
-    """Every string the page hands to Streamlit's Markdown renderer: elements, radio options, expander labels."""
+    """Every string the page hands to Streamlit's Markdown renderer: elements, their tooltips, radio options,
+    expander labels."""
     out = [str(e.value) for kind in MARKDOWN_KINDS for e in getattr(at, kind)]
     out += [str(o) for r in at.radio for o in r.options]
     out += [e.label for e in at.expander]
+    out += [str(v) for t in at.table for v in t.value.to_numpy().ravel()]  # st.table cells are Markdown
+    out += [e.proto.help for kind in MARKDOWN_KINDS for e in getattr(at, kind)  # tooltips are Markdown too
+            if getattr(e.proto, "help", "")]
     return out
 
 

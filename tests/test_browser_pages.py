@@ -197,6 +197,7 @@ def test_verify_keeps_what_was_typed_across_pages_and_shows_the_answer_as_text(s
             box = page.get_by_label("Paste the answer")
             box.fill(ANSWER)
             box.press("Tab")
+            _settle(page)  # the run that takes the answer, before a file is dropped
             page.locator("[data-testid='stFileUploader']", has_text="Upload sources").locator(
                 "input[type=file]").set_input_files(str(src))
             page.get_by_text("art12.txt").first.wait_for(timeout=30_000)

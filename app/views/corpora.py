@@ -33,17 +33,20 @@ if admin:
         st.subheader("Add documents")
         files = st.file_uploader("Drop PDF, Word, HTML, Markdown or text files (several at once)",
                                  type=workspace.UPLOAD_TYPES, accept_multiple_files=True, key="up_files")
-        if files:
-            estimates = R.safe(workspace.upload_estimates, [(f.name, f.size) for f in files],
-                               workspace.ingest_embedder(R.embedder(), R.settings()), default=[])
-            long = [e for e in estimates if e.large]
-            if long:
-                st.warning("A long upload: " + "; ".join(e.summary() for e in long) + " (estimated from the size). "
-                           "If it is interrupted, embedding resumes where it stopped on the next upload of the file.",
-                           icon=":material/schedule:")
-            elif estimates:
-                st.caption(f"{count(sum(e.chunks for e in estimates), 'chunk')} or so to embed, "
-                           f"about {workspace.duration(sum(e.seconds or 0 for e in estimates))}.")
+        # Always one slot for the estimate, so the fields below keep their place when files are dropped:
+        # a field that moves is drawn anew, and whatever was being typed into it would be lost.
+        with st.container():  # the model's spinner, the warning and the caption all stay in this slot
+            if files:
+                estimates = R.safe(workspace.upload_estimates, [(f.name, f.size) for f in files],
+                                   workspace.ingest_embedder(R.embedder(), R.settings()), default=[])
+                long = [e for e in estimates if e.large]
+                if long:
+                    st.warning("A long upload: " + "; ".join(e.summary() for e in long) + " (estimated from the "
+                               "size). If it is interrupted, embedding resumes where it stopped on the next upload "
+                               "of the file.", icon=":material/schedule:")
+                elif estimates:
+                    st.caption(f"{count(sum(e.chunks for e in estimates), 'chunk')} or so to embed, "
+                               f"about {workspace.duration(sum(e.seconds or 0 for e in estimates))}.")
         c1, c2, c3 = st.columns([2, 3, 3])
         into = c1.radio("Into", ["new corpus", "existing corpus"], key="up_into", disabled=not names)
         if into == "new corpus" or not names:
