@@ -235,11 +235,13 @@ def _e2e(rows: list[dict], key: str) -> list[str]:
             f"{o['refused_answerable']} ({o['false_refusals']})"]
 
 
-def loco_fold(rows: list[dict], held_out: str, max_false: float) -> dict:
+def loco_fold(rows: list[dict], held_out: str, max_false: float) -> tuple[float, list[dict], list[bool]]:
+    """Fit on every corpus but ``held_out`` (threshold by inner leave-one-corpus-out), score ``held_out``
+    once: the threshold, its rows and which of them are refused."""
     train = [r for r in rows if r["set"] != held_out]
     test = [r for r in rows if r["set"] == held_out]
     t = choose_threshold(train, max_false)
-    return {"threshold": t, **rates(test, refused(test, prob(fit(train), test), t))}
+    return t, test, refused(test, prob(fit(train), test), t)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -286,7 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     answer_scores(rows, ws / "answers-ce-cache.db")
     featurise(rows)
     fallback_rows = [dict(r, x=r["x_fallback"]) for r in rows if r["set"] in SETS]
-    fallback_report = {s: loco_fold(fallback_rows, s, args.max_false) for s in names if s in SETS}
+    fallback_folds = {s: loco_fold(fallback_rows, s, args.max_false) for s in names if s in SETS}
+    fallback_report = {s: {"threshold": t, **rates(test, ref)} for s, (t, test, ref) in fallback_folds.items()}
     fallback_full, fallback_t = fit(fallback_rows), choose_threshold(fallback_rows, args.max_false)
     if args.compare:
         other = {}
@@ -314,10 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     all_rows: list[dict] = []
     report = {}
     for s in [x for x in names if x in SETS]:
-        train = [r for r in main_rows if r["set"] != s]
-        test = [r for r in main_rows if r["set"] == s]
-        t = choose_threshold(train, args.max_false)
-        ref = refused(test, prob(fit(train), test), t)
+        t, test, ref = loco_fold(main_rows, s, args.max_false)
         all_ref += ref
         all_rows += test
         rt = rates(test, ref)
@@ -378,15 +378,8 @@ def main(argv: list[str] | None = None) -> int:
                          "threshold": fallback_t, "leave_one_corpus_out": fallback_report}}
     lines.append(f"\nModel on all five corpora: bias {spec['bias']:.2f}, weights "
                  + ", ".join(f"{k} {v:.2f}" for k, v in spec["weights"].items()) + f", threshold {t_full:.2f}")
-    fb_rows = fallback_rows
-    fb_ref: list[bool] = []
-    fb_all: list[dict] = []
-    for s in [x for x in names if x in SETS]:
-        train = [r for r in fb_rows if r["set"] != s]
-        test = [r for r in fb_rows if r["set"] == s]
-        fb_ref += refused(test, prob(fit(train), test), choose_threshold(train, args.max_false))
-        fb_all += test
-    fb = rates(fb_all, fb_ref)
+    fb = rates([r for _, test, _ in fallback_folds.values() for r in test],
+               [x for _, _, ref in fallback_folds.values() for x in ref])
     lines += ["\n## Fallback model (no cross-encoder: " + ", ".join(FALLBACK) + "), LOCO\n",
               "| held-out corpus | threshold | unanswerable refused | answerable falsely refused |",
               "|---|---|---|---|"]
