@@ -48,18 +48,24 @@ def _answers(db, expected_units: int) -> None:
     assert store.search_bm25("c", ["replacement"], 5, Filters()) == []
 
 
-def test_sigkill_inside_the_replace_transaction(tmp_path, small_corpus):
-    db = tmp_path / "ws" / "anchor.db"
-    ingest(SQLiteStore(db), HashEmbedder(), small_corpus, corpus="c", adapter="test")
-    marker = tmp_path / "marker"
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(db), str(marker)], cwd=REPO)
+def _kill_at_marker(code: str, db: Path, marker: Path, early: str) -> None:
+    """Run ``code`` in a child on ``db``; SIGKILL it as soon as it writes ``marker`` (``early``: the
+    failure message when it ends first)."""
+    child = subprocess.Popen([sys.executable, "-c", code, str(db), str(marker)], cwd=REPO)
     deadline = time.time() + 60
     while not marker.exists():
-        assert child.poll() is None, "child ended before reaching the transaction"
+        assert child.poll() is None, early
         assert time.time() < deadline
         time.sleep(0.05)
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
+
+
+def test_sigkill_inside_the_replace_transaction(tmp_path, small_corpus):
+    db = tmp_path / "ws" / "anchor.db"
+    ingest(SQLiteStore(db), HashEmbedder(), small_corpus, corpus="c", adapter="test")
+    marker = tmp_path / "marker"
+    _kill_at_marker(CHILD, db, marker, "child ended before reaching the transaction")
     _answers(db, expected_units=3)
 
 
@@ -135,14 +141,7 @@ def test_sigkill_after_the_new_index_is_in_place_but_before_the_commit(tmp_path,
     db = tmp_path / "ws" / "anchor.db"
     ingest(SQLiteStore(db), HashEmbedder(), small_corpus, corpus="c", adapter="test")
     marker = tmp_path / "marker"
-    child = subprocess.Popen([sys.executable, "-c", INDEX_CHILD, str(db), str(marker)], cwd=REPO)
-    deadline = time.time() + 60
-    while not marker.exists():
-        assert child.poll() is None, "child ended before writing the index"
-        assert time.time() < deadline
-        time.sleep(0.05)
-    os.kill(child.pid, signal.SIGKILL)
-    child.wait()
+    _kill_at_marker(INDEX_CHILD, db, marker, "child ended before writing the index")
     orphan = Path(marker.read_text())
     assert orphan.exists()
     _answers(db, expected_units=3)
