@@ -145,11 +145,13 @@ def synthetic_corpus(n_chunks: int, n_questions: int):
     return documents, units, chunks, refs, make_questions(n_questions)
 
 
-def lexical_side_by_side(store, corpus: str, chunks, questions: list[str], with_bm25s: bool) -> dict[str, Any]:
-    """Top-50 for every question through FTS5 (the store's own table, in the query shape the store
-    used before tantivy: a join on the chunks with the corpus and kind filter), tantivy (the store's
-    ``search_bm25``, with the same filter and the chunk-id lookup) and bm25s (its own index of the
-    same bodies, English stemmer), in one process, one after the other per question."""
+def lexical_side_by_side(store, corpus: str, chunks, questions: list[str], with_bm25s: bool,
+                         limit: int | None = None) -> dict[str, Any]:
+    """Top-50 for every question (the first ``limit`` with a limit) through FTS5 (the store's own
+    table, in the query shape the store used before tantivy: a join on the chunks with the corpus
+    and kind filter), tantivy (the store's ``search_bm25``, with the same filter and the chunk-id
+    lookup) and bm25s (its own index of the same bodies, English stemmer), in one process, one
+    after the other per question."""
     from anchor_core.models import Filters
     from anchor_core.text import query_terms
 
@@ -172,7 +174,7 @@ def lexical_side_by_side(store, corpus: str, chunks, questions: list[str], with_
     filters = Filters(exclude_kinds=["recital"])
     times: dict[str, list[float]] = {"fts5": [], "tantivy": [], "bm25s": []}
     overlap: list[float] = []
-    asked = [t for t in map(query_terms, questions) if t]
+    asked = [t for t in map(query_terms, questions) if t][:limit]
     for i, terms in enumerate(asked):
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
         t0 = time.perf_counter()
@@ -257,8 +259,13 @@ def _retrieval_times(store, questions: list[str]) -> tuple[list[float], dict[str
     return totals, parts
 
 
-def run_size(n_chunks: int, n_queries: int, workdir: str, text: str, with_bm25s: bool) -> dict[str, Any]:
-    """Build one corpus and query it; runs in a child process."""
+def _phase(name: str, t0: float) -> None:
+    print(f"  [{time.perf_counter() - t0:7.1f} s] {name}", file=sys.stderr, flush=True)
+
+
+def run_size(n_chunks: int, n_queries: int, workdir: str, text: str, with_bm25s: bool,
+             lexical_limit: int | None = None) -> dict[str, Any]:
+    """Build one corpus and query it; runs in a child process (phases go to stderr)."""
     from anchor_core.models import CorpusInfo
     from anchor_core.stores.sqlite import SQLiteStore
     from bench.speed import random_vectors
@@ -271,6 +278,7 @@ def run_size(n_chunks: int, n_queries: int, workdir: str, text: str, with_bm25s:
         documents, units, chunks, refs, questions = synthetic_corpus(n_chunks, n_queries + 3)
     vectors = random_vectors(len(chunks), DIM)
     out["generate_s"] = round(time.perf_counter() - t0, 1)
+    _phase(f"{text} {n_chunks:,}: generated {len(chunks):,} chunks", t0)
     out.update(chunks=len(chunks), units=len(units), documents=len(documents), references=len(refs),
                questions=len(questions))
     out["rss_after_generate_mb"] = _peak_rss_mb()
@@ -289,10 +297,13 @@ def run_size(n_chunks: int, n_queries: int, workdir: str, text: str, with_bm25s:
     out["db_mb"] = round(sum(p.stat().st_size for p in db.parent.glob(db.name + "*") if p.is_file()) / 1e6, 1)
     out["index_mb"] = round(sum(p.stat().st_size for p in store.index_root.rglob("*") if p.is_file()) / 1e6, 1)
     out["rss_after_ingest_mb"] = _peak_rss_mb()
+    _phase(f"stored ({out['ingest_chunks_per_s']:,} chunks/s)", t0)
 
-    out.update(lexical_side_by_side(store, "scale", chunks, questions, with_bm25s))
+    out.update(lexical_side_by_side(store, "scale", chunks, questions, with_bm25s, lexical_limit))
+    _phase("lexical side by side", t0)
     del documents, units, chunks
     out.update(vector_recall(store, "scale", vectors))
+    _phase("vector recall", t0)
     del vectors
 
     qs = (questions * (1 + (n_queries + 3) // max(1, len(questions))))[:n_queries + 3]
@@ -303,6 +314,7 @@ def run_size(n_chunks: int, n_queries: int, workdir: str, text: str, with_bm25s:
     out.update({f"warm_{k}_p50_ms": _pct(v, 50) for k, v in parts.items()})
     out["peak_rss_mb"] = _peak_rss_mb()
     store.close()
+    _phase("warm hybrid retrieval", t0)
 
     # A fresh process: opens the store, memory-maps the derived indexes, answers 20 questions.
     fresh = subprocess.run([sys.executable, "-c", FRESH, str(db), json.dumps(qs[3:23])], cwd=REPO,
@@ -315,9 +327,9 @@ def run_size(n_chunks: int, n_queries: int, workdir: str, text: str, with_bm25s:
     return out
 
 
-def _child(n: int, q: int, workdir: str, text: str, with_bm25s: bool, conn) -> None:
+def _child(n: int, q: int, workdir: str, text: str, with_bm25s: bool, lexical_limit: int | None, conn) -> None:
     try:
-        conn.send(run_size(n, q, workdir, text, with_bm25s))
+        conn.send(run_size(n, q, workdir, text, with_bm25s, lexical_limit))
     except BaseException as err:  # report, don't hang the parent
         conn.send({"text": text, "target_chunks": n, "error": f"{type(err).__name__}: {err}"})
 
@@ -343,6 +355,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--text", default="real,synthetic", help="real, synthetic or both (comma-separated)")
     p.add_argument("--queries", type=int, default=100, help="timed hybrid queries per size (after 3 warm-ups)")
     p.add_argument("--no-bm25s", action="store_true", help="leave bm25s out of the lexical comparison")
+    p.add_argument("--lexical-questions", type=int, default=None,
+                   help="time the lexical side by side on the first N questions only (FTS5 takes seconds a "
+                        "question at 1M chunks); default all")
     p.add_argument("--workdir", help="where the databases are built (default: a temp dir; deleted after)")
     p.add_argument("--out", default=str(RESULTS / "scale.json"))
     args = p.parse_args(argv)
@@ -353,6 +368,8 @@ def main(argv: list[str] | None = None) -> int:
     texts = [t.strip() for t in args.text.split(",") if t.strip()]
     if any(s < 8 for s in sizes) or args.queries < 1:
         p.error("sizes must be at least 8 chunks and --queries at least 1")
+    if args.lexical_questions is not None and args.lexical_questions < 4:
+        p.error("--lexical-questions must be at least 4 (the first 3 only warm the caches)")
     if not texts or set(texts) - {"real", "synthetic"}:
         p.error(f"--text takes real and/or synthetic, got {args.text!r}")
     if "real" in texts and not all((corpora_dir() / n).exists() for n in REAL):
@@ -372,7 +389,8 @@ def main(argv: list[str] | None = None) -> int:
         for text in texts:
             for n in sizes:
                 parent, child = ctx.Pipe(duplex=False)
-                proc = ctx.Process(target=_child, args=(n, args.queries, work, text, not args.no_bm25s, child))
+                proc = ctx.Process(target=_child, args=(n, args.queries, work, text, not args.no_bm25s,
+                                                         args.lexical_questions, child))
                 t = time.perf_counter()
                 proc.start()
                 res = parent.recv()
