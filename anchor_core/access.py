@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hmac
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -413,8 +413,8 @@ class ScopedStore:
         wanted = sorted(docs if documents is None else docs & set(documents))
         return self.inner.unit_ids(corpus, wanted) if wanted else []
 
-    def documents(self, corpus: str) -> list[Document]:
-        found = self.inner.documents(corpus)
+    def documents(self, corpus: str, doc_ids: Sequence[str] | None = None) -> list[Document]:
+        found = self.inner.documents(corpus, doc_ids)
         return found if not self.restricted else [d for d in found if may_see(self.viewer, d)]
 
     def _refs(self, corpus: str, refs: list[Reference]) -> list[Reference]:

@@ -162,7 +162,7 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
 
     hits = assemble(direct, followed, k=s.k, slots=s.slots)
     hits.sort(key=lambda h: -h.score)
-    names = document_names(store, corpus) if hits else {}
+    names = document_names(store, corpus, {h.doc_id for h in hits}) if hits else {}
     for i, h in enumerate(hits, start=1):
         h.rank = i
         h.document = names.get(h.doc_id, h.doc_id)
@@ -172,9 +172,11 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
                      settings=s.model_dump(exclude_none=True))
 
 
-def document_names(store: Store, corpus: str) -> dict[str, str]:
-    """How hits name their document: the uploaded file name, else the document title."""
-    return {d.doc_id: d.meta.get("file") or d.title or d.doc_id for d in store.documents(corpus)}
+def document_names(store: Store, corpus: str, doc_ids: set[str] | None = None) -> dict[str, str]:
+    """How hits name their document: the uploaded file name, else the document title (of the
+    ``doc_ids`` only, when given)."""
+    return {d.doc_id: d.meta.get("file") or d.title or d.doc_id
+            for d in store.documents(corpus, None if doc_ids is None else sorted(doc_ids))}
 
 
 def assemble(direct: list[Hit], followed: list[Hit], *, k: int, slots: int) -> list[Hit]:

@@ -62,7 +62,10 @@ class Store(Protocol):
         With :meth:`get_units` it lets a caller re-read the stored units, e.g. to re-resolve
         references after :meth:`replace_documents`."""
 
-    def documents(self, corpus: str) -> list[Document]: ...
+    def documents(self, corpus: str, doc_ids: Sequence[str] | None = None) -> list[Document]:
+        """The corpus's documents by id (only ``doc_ids`` when given: a query names a handful of
+        the thousands a large corpus holds)."""
+        ...
 
     def references_from(self, corpus: str, unit_ids: list[str], *, unresolved: bool = False) -> list[Reference]:
         """Resolved references whose source is one of ``unit_ids`` (with ``unresolved``, the

@@ -479,9 +479,14 @@ class ElasticStore:
         body = {"_source": ["unit_id"], "query": {"bool": {"filter": clauses}}}
         return [h["_source"]["unit_id"] for h in self._scan(corpus, body)]
 
-    def documents(self, corpus: str) -> list[Document]:
-        body = {"_source": ["data"], "query": {"bool": {"filter": B.filter_clauses(corpus, Filters(), record="doc")}}}
-        docs = [Document.model_validate(h["_source"]["data"]) for h in self._scan(corpus, body)]
+    def documents(self, corpus: str, doc_ids: Sequence[str] | None = None) -> list[Document]:
+        if doc_ids is None:
+            body = {"_source": ["data"],
+                    "query": {"bool": {"filter": B.filter_clauses(corpus, Filters(), record="doc")}}}
+            hits: Iterator[dict] = self._scan(corpus, body)
+        else:
+            hits = self._lookup(corpus, "doc_id", sorted(set(doc_ids)), record="doc", source=["data"])
+        docs = [Document.model_validate(h["_source"]["data"]) for h in hits]
         return sorted(docs, key=lambda d: d.doc_id)
 
     def _refs(self, corpus: str, field: str | None, unit_ids: Sequence[str] | None, *,

@@ -493,9 +493,17 @@ class SQLiteStore:
                                              f"({','.join('?' * len(batch))}) ORDER BY rowid", [corpus, *batch])]
         return out
 
-    def documents(self, corpus: str) -> list[Document]:
-        return [Document.model_validate_json(r[0])
-                for r in self._rows("SELECT data FROM documents WHERE corpus = ? ORDER BY doc_id", (corpus,))]
+    def documents(self, corpus: str, doc_ids: Sequence[str] | None = None) -> list[Document]:
+        if doc_ids is None:
+            rows = self._rows("SELECT data FROM documents WHERE corpus = ? ORDER BY doc_id", (corpus,))
+        else:
+            ids = sorted(set(doc_ids))
+            rows = []
+            for i in range(0, len(ids), 500):
+                batch = ids[i:i + 500]
+                rows += self._rows(f"SELECT data FROM documents WHERE corpus = ? AND doc_id IN "
+                                   f"({','.join('?' * len(batch))}) ORDER BY doc_id", [corpus, *batch])
+        return [Document.model_validate_json(r[0]) for r in rows]
 
     def _refs(self, sql: str, params: list) -> list[Reference]:
         return [Reference(src_unit=r[0], src_part=r[1], start=r[2], end=r[3], raw=r[4], dst_unit=r[5],

@@ -69,6 +69,8 @@ class ReplaceDocumentsContract:
         assert store.unit_ids("up", ["a"]) == ["a/1", "a/2"]
         assert store.unit_chunks("up", "b/1", Filters()) == before_b
         assert [d.doc_id for d in store.documents("up")] == ["a", "b"]
+        assert [d.doc_id for d in store.documents("up", ["b", "nope", "b"])] == ["b"]  # only those asked
+        assert store.documents("up", []) == []
         assert store.search_bm25("up", ["monthly"], 5, Filters()) == []  # a's old text is gone from BM25
         assert store.search_bm25("up", ["deductibles"], 5, Filters())[0][0].startswith("a/1")
         q = HashEmbedder().embed(["Premiums are due monthly."])[0]

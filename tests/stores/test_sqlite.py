@@ -232,3 +232,22 @@ def test_int8_prefilter_recall_against_exact_search(tmp_path, monkeypatch):
         found += len({f"u{i}:0" for i in exact} & {c for c, _ in got})
         assert [s for _, s in got] == pytest.approx(sorted((vecs @ q)[exact], reverse=True)[:len(got)], abs=1e-5)
     assert found / (20 * 50) >= 0.99
+
+
+@pytest.mark.parametrize("masked", [None, "most", "few"])
+def test_sampled_prefilter_threshold_keeps_exactly_the_best_candidates(masked):
+    """The strided-sample threshold of the int8 pre-filter returns the same candidates as a full
+    partition, with ties (int8 dot products are integers) and with filters that hide most rows."""
+    from anchor_core.stores.derived import top_candidates
+
+    rng = np.random.default_rng(11)
+    n, c = 300_000, 256
+    approx = rng.integers(-3000, 3000, n).astype(np.float32)   # many ties, like int8 dot products
+    mask = None if masked is None else rng.random(n) < (0.9 if masked == "most" else 0.0005)
+    got = top_candidates(approx, mask, c)
+    allowed = approx if mask is None else np.where(mask, approx, -np.inf)
+    want = np.sort(allowed)[::-1][:c]
+    want = want[np.isfinite(want)]
+    assert np.all(np.diff(got) > 0)                                   # ascending positions, no repeats
+    assert mask is None or mask[got].all()                            # never a hidden row
+    assert np.array_equal(np.sort(approx[got])[::-1], want)           # the best c scores (ties may swap)
