@@ -48,9 +48,12 @@ STALE_TMP_S = 3600
 
 def quantize(vectors: np.ndarray) -> tuple[np.ndarray, float]:
     """int8 codes of ``vectors`` with one scale for all (``codes ≈ vectors × scale``)."""
-    peak = float(np.abs(vectors).max()) if vectors.size else 0.0
+    peak = max(float(vectors.max()), -float(vectors.min())) if vectors.size else 0.0
     scale = 127.0 / peak if peak > 0 else 1.0
-    return np.clip(np.rint(vectors * scale), -127, 127).astype(np.int8), scale
+    scaled = np.multiply(vectors, np.float32(scale), dtype=np.float32)  # one temporary, changed in place
+    np.rint(scaled, out=scaled)
+    np.clip(scaled, -127, 127, out=scaled)
+    return scaled.astype(np.int8), scale
 
 
 def _codes(values: Iterable[str]) -> tuple[np.ndarray, list[str]]:

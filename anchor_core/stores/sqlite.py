@@ -23,6 +23,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -164,17 +165,29 @@ class SQLiteStore:
         self._check_version(info.version)
         with self._write() as cur:
             self._delete(cur, name)
-            self._insert_documents(cur, name, documents, units)
-            # One FTS5 table per corpus version: BM25 statistics (IDF, average length) are the
-            # corpus's own, and a search never walks another corpus's postings.
-            fts = self._create_fts(cur, info.version)
-            rows = self._insert_chunks(cur, name, fts, chunks, vecs)
-            self._insert_refs(cur, name, references)
-            cur.execute("INSERT INTO corpora VALUES (?, ?, ?, ?)",
-                        (name, info.version, info.model_dump_json(), fts))
-            path = derived.write(self._corpus_dir(name), info.version, rows, [c.doc_id for c in chunks],
-                                 [c.kind for c in chunks], vecs.reshape(len(chunks), -1) if len(chunks) else
-                                 np.zeros((0, info.dim or 1), np.float32), _lexical_rows(rows, chunks))
+            first = cur.execute("SELECT coalesce(max(id), 0) + 1 FROM chunks").fetchone()[0]
+            rows = np.arange(first, first + len(chunks), dtype=np.int64)
+            # The derived indexes (tantivy, vector files) need only the row ids, which are known
+            # now: they are built in a thread while SQLite inserts (both release the GIL for most
+            # of their work), and the transaction commits only once both are done.
+            with ThreadPoolExecutor(1, thread_name_prefix="anchor-derived") as pool:
+                build = pool.submit(
+                    derived.write, self._corpus_dir(name), info.version, rows, [c.doc_id for c in chunks],
+                    [c.kind for c in chunks], vecs.reshape(len(chunks), -1) if len(chunks) else
+                    np.zeros((0, info.dim or 1), np.float32), _lexical_rows(rows, chunks))
+                try:
+                    self._insert_documents(cur, name, documents, units)
+                    # One FTS5 table per corpus version: BM25 statistics (IDF, average length) are the
+                    # corpus's own, and a search never walks another corpus's postings.
+                    fts = self._create_fts(cur, info.version)
+                    self._insert_chunks(cur, name, fts, chunks, vecs, first)
+                    self._insert_refs(cur, name, references)
+                    cur.execute("INSERT INTO corpora VALUES (?, ?, ?, ?)",
+                                (name, info.version, info.model_dump_json(), fts))
+                except BaseException:
+                    wait([build])  # never leave a half-written folder behind a rolled-back write
+                    raise
+                path = build.result()
         self._committed(name, path, info.version)
 
     @staticmethod
@@ -188,10 +201,12 @@ class SQLiteStore:
                         [(name, u.unit_id, u.doc_id, u.kind, u.model_dump_json()) for u in units])
 
     @staticmethod
-    def _insert_chunks(cur: sqlite3.Cursor, name: str, fts: str, chunks: list[Chunk], vecs: np.ndarray
-                       ) -> np.ndarray:
-        """Insert the chunks with consecutive new row ids (returned) and their full-text rows."""
-        first = cur.execute("SELECT coalesce(max(id), 0) + 1 FROM chunks").fetchone()[0]
+    def _insert_chunks(cur: sqlite3.Cursor, name: str, fts: str, chunks: list[Chunk], vecs: np.ndarray,
+                       first: int | None = None) -> np.ndarray:
+        """Insert the chunks with consecutive new row ids from ``first`` (default: after the last
+        one; returned) and their full-text rows."""
+        if first is None:
+            first = cur.execute("SELECT coalesce(max(id), 0) + 1 FROM chunks").fetchone()[0]
         cur.executemany(
             'INSERT INTO chunks (id, corpus, chunk_id, unit_id, doc_id, kind, part, start, "end", text, '
             "lead, vector, page, page_end) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -34,6 +34,29 @@ def test_failed_replace_leaves_the_previous_corpus(tmp_path, small_corpus):
         store.replace_corpus(info, bad.documents, bad.units, chunks, np.zeros((len(chunks), 384), np.float32), [])
     assert store.search_bm25("w", ["widgets"], 10, Filters()) == before
     assert store.corpus("w").version != "new"
+    # The derived folder is built in a thread beside the inserts: the failed write waited for it,
+    # and the next write removes it as an orphan (only the committed version keeps a folder).
+    raw_replace(store, small_corpus, "w")
+    assert sorted(p.name for p in store._corpus_dir("w").iterdir()) == [store.corpus("w").version]
+
+
+def test_a_failing_index_build_rolls_the_write_back(tmp_path, small_corpus, monkeypatch):
+    """The derived indexes are built in a thread while SQLite inserts; their failure must still
+    abort the transaction, with the previous corpus searchable as before."""
+    from anchor_core.stores import derived
+
+    store = SQLiteStore(tmp_path / "a.db")
+    raw_replace(store, small_corpus, "w")
+    before = (store.corpus("w").version, store.search_bm25("w", ["widgets"], 10, Filters()))
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full while writing the vectors")
+
+    monkeypatch.setattr(derived, "write", broken)
+    with pytest.raises(OSError, match="disk full"):
+        raw_replace(store, small_corpus, "w")
+    assert (store.corpus("w").version, store.search_bm25("w", ["widgets"], 10, Filters())) == before
+    assert SQLiteStore(tmp_path / "a.db").search_bm25("w", ["widgets"], 10, Filters()) == before[1]
 
 
 def test_damaged_database_gives_an_actionable_error(tmp_path):
