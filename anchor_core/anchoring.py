@@ -256,6 +256,9 @@ def verbatim(claim: str, idx: SourceIndex, candidates: list[Window]) -> tuple[in
         return None
     norm_claim = norm_claim.rstrip(".;:,")
     src = idx.normalized(idx.text)
+    # The claim goes through the source's normalisation too: a quote copied with its curly
+    # apostrophes ("Member State’s") must meet the source's straightened ones.
+    norm_claim = normalize(norm_claim, lexicon=src.lexicon).text
     pos = src.text.lower().find(norm_claim.lower())
     if pos >= 0:
         s, e = src.to_original(pos, pos + len(norm_claim))

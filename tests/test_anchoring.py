@@ -48,6 +48,18 @@ def test_near_verbatim_with_changed_whitespace_and_case(scorer):
     assert a.quote.startswith("Member States shall lay down")
 
 
+def test_a_quote_with_curly_apostrophes_is_verbatim_as_the_source_writes_it(scorer):
+    """Sources are matched after normalisation (curly quotes straightened); a claim copied from
+    the source with its curly apostrophes must be normalised the same way, not scored 98/100."""
+    source = "The provider’s technical documentation shall be kept at the national authorities’ disposal."
+    claim = "The provider’s technical documentation shall be kept at the national authorities’ disposal."
+    a = anchor_claim(claim, source, scorer=scorer)
+    assert a is not None and a.method == "verbatim" and a.reasons[0] == "quoted verbatim"
+    assert source[a.start:a.end] == a.quote and a.quote == claim.rstrip(".")
+    straight = anchor_claim(claim.replace("’", "'"), source, scorer=scorer)   # typed with straight ones
+    assert straight is not None and straight.reasons[0] == "quoted verbatim"
+
+
 def test_paraphrase_is_anchored_to_the_right_sentence(scorer):
     a = best_anchor("Member States must set out the rules on penalties for infringements.", SOURCE, scorer=scorer)
     assert a is not None
