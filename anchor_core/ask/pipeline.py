@@ -323,7 +323,7 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
         return _refusal(question, corpus, info.version, run, "no_evidence", REFUSAL_TEXT["no_evidence"], sources=[],
                         gate=decision, models=models, settings=s, t_all=t_all, threshold=scorer.threshold)
 
-    draft = _write(question, sources, run, settings=s, llm=llm, weights=weights)
+    draft = _write(question, sources, run, settings=s, llm=llm, weights=weights, embedder=embedder)
     models["writer"] = draft.writer
     if draft.refused:
         return _refusal(question, corpus, info.version, run, "writer_refused",
@@ -352,7 +352,7 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
 
 
 def _write(question: str, sources: list[Source], run: _Run, *, settings: AskSettings, llm: LLM | None,
-           weights: dict[str, float]) -> Draft:
+           weights: dict[str, float], embedder: Embedder | None = None) -> Draft:
     t = time.perf_counter()
     terms = list(weights)
     weights = {t: (w or 1.0) for t, w in weights.items()}
@@ -373,7 +373,9 @@ def _write(question: str, sources: list[Source], run: _Run, *, settings: AskSett
         run.notes.append(note)
         run.emit("write", note, t0=t, decision="fallback")
         t = time.perf_counter()
-    draft = ExtractiveWriter().write(question, sources, terms, weights)
+    # the run's embedder ranks sentences by question → sentence similarity (None: lexical ranking)
+    draft = ExtractiveWriter(embedder=embedder).write(question, sources, terms, weights)
+    run.notes += draft.notes
     what = "found no sentence to quote" if draft.refused else f"quoted {count(len(draft.claims), 'source sentence')}"
     run.emit("write", f"extractive writer {what}", t0=t, decision="refuse" if draft.refused else "write")
     return draft

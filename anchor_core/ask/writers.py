@@ -15,11 +15,16 @@ numbers its markers give) and whether the writer refused.
 from __future__ import annotations
 
 import json
+import logging
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from anchor_core.ask.gate import answer_type, has_type
+import numpy as np
+
 from anchor_core.ask.llm import ChatClient, LLMError
+from anchor_core.ask.question import analyse, fits_kind
+from anchor_core.embeddings import Embedder
 from anchor_core.report import Source
 from anchor_core.scorers.text import stem
 from anchor_core.segment import sentences
@@ -33,6 +38,11 @@ _REFUSAL = re.compile(r"^\s*(?:INSUFFICIENT|REFUSE|CANNOT ANSWER)\s*[:\-—]?\s*
 class DraftClaim:
     text: str
     cited: list[int] = field(default_factory=list)
+    unit_id: str | None = None
+    """For a quote (extractive writer): the unit it is taken from, and its offsets in the stored unit
+    text, ``unit.text[start:end] == text``."""
+    start: int | None = None
+    end: int | None = None
 
 
 @dataclass
@@ -59,62 +69,331 @@ def split_marked(answer: str) -> list[DraftClaim]:
     return out
 
 
+# Ranking weights, chosen by ``python -m eval.answers_bench --fit`` on the GDPR, PEP and RFC dev questions'
+# evidence strings; never on the AI Act labels the bench reports (see eval/results/answers.md).
+DENSE_WEIGHT = 1.0
+KIND_WEIGHT = 0.4
+SOURCE_WEIGHT = 1.0
+
+
 class ExtractiveWriter:
-    """Quote the best source sentences for the question, each with its ``[n]``."""
+    """Quote the source sentences that answer the question best, each with its ``[n]``.
+
+    Sentences are ranked by how well they answer: the question → sentence cosine of the run's
+    embedder (all-MiniLM-L6-v2 was trained on question-answer pairs), the IDF-weighted share of
+    the question's terms the sentence covers, whether it has the shape of the asked kind of answer
+    (:func:`anchor_core.ask.question.fits_kind`: a duration question wants a duration, a list
+    question an enumeration) and the retrieval score of its source. With no embedder (the offline
+    BM25-only path) the cosine term is left out and the other three rank alone.
+
+    The answer is laid out one quote per line. A quote is stored text, byte for byte, and a whole
+    sentence (never cut, never re-punctuated). A lead-in that ends with a colon brings its
+    enumerated points (at most ``max_points``, the best-answering ones in document order, then
+    "… and N more"); a point is quoted under its lead-in. A yes/no question opens with "Yes" or
+    "No" only when the top quote states a rule that settles it (:func:`yes_no_reading`), marked
+    as the writer's reading; otherwise with "The sources say:".
+
+    Args:
+        max_sentences: quoted passages (a lead-in with its points counts once).
+        min_gain: a further passage must add this share of the question's weighted terms.
+        embedder: the run's embedder; ``None`` ranks without the cosine.
+        dense_weight, kind_weight, source_weight: the ranking weights (chosen on other corpora:
+            ``python -m eval.answers_bench --fit``; see ``eval/results/answers.md``).
+        max_points: enumerated points quoted under a lead-in.
+    """
 
     name = "extractive"
 
-    def __init__(self, max_sentences: int = 3, min_gain: float = 0.15) -> None:
+    def __init__(self, max_sentences: int = 3, min_gain: float = 0.15, *, embedder: Embedder | None = None,
+                 dense_weight: float = DENSE_WEIGHT, kind_weight: float = KIND_WEIGHT,
+                 source_weight: float = SOURCE_WEIGHT, max_points: int = 6) -> None:
+        if max_sentences <= 0:
+            raise ValueError(f"max_sentences must be greater than 0. Currently, the max_sentences is {max_sentences}")
+        if max_points <= 0:
+            raise ValueError(f"max_points must be greater than 0. Currently, the max_points is {max_points}")
         self.max_sentences = max_sentences
         self.min_gain = min_gain
+        self.embedder = embedder
+        self.dense_weight = dense_weight
+        self.kind_weight = kind_weight
+        self.source_weight = source_weight
+        self.max_points = max_points
 
     def write(self, question: str, sources: list[Source], terms: list[str], weights: dict[str, float]) -> Draft:
         q = {stem(t): weights.get(t, 1.0) for t in terms}
         total = sum(q.values()) or 1.0
-        want = answer_type(question) or ("number" if _AMOUNT.search(question) else None)
-        scored: list[tuple[float, int, str, set[str]]] = []
-        for rank, s in enumerate(sources):
-            for sent in sentences(s.text):
-                text = " ".join(sent.text.split())
-                if len(words(text)) < 5:
-                    continue
-                st = {stem(w) for w in words(text)} | {stem(w) for w in words(s.heading)}
-                cov = sum(w for t, w in q.items() if t in st) / total
-                # a "how much / when / who" question wants a sentence holding an amount, a date, a name
-                typed = 0.1 if want is not None and has_type(text, want, question) else 0.0
-                # direct hits first at equal coverage; a short, dense sentence beats a long one
-                # the chunk's similarity to the question breaks ties between sentences covering as much
-                scored.append((cov + typed + 0.3 * s.score - 0.01 * rank - 0.0001 * min(len(text), 600), s.n, text,
-                               st))
-        scored.sort(key=lambda x: -x[0])
-        picked: list[tuple[int, str]] = []
-        covered: set[str] = set()
-        for score, n, text, st in scored:
-            if len(picked) >= self.max_sentences:
-                break
-            gain = sum(w for t, w in q.items() if t in st and t not in covered) / total
-            if picked and gain < self.min_gain:
-                continue
-            if not picked and score <= 0:
-                break
-            picked.append((n, text))
-            covered |= {t for t in q if t in st}
-        if not picked:
+        kind = analyse(question).kind
+        cands = [c for rank, s in enumerate(sources) for c in _candidates(s, rank)]
+        if not cands:
             return Draft(answer="", claims=[], writer=self.name, refused=True,
                          reason="no source sentence talks about the question")
-        claims = [DraftClaim(text=_ENUM.sub("", t).rstrip(" ;:,"), cited=[n]) for n, t in picked]
-        labels = {s.n: s.label for s in sources}
-        answer = " ".join(f"{labels[c.cited[0]]}: “{_end(c.text)}” [{c.cited[0]}]" for c in claims)
-        return Draft(answer=answer, claims=claims, writer=self.name)
+        for c in cands:
+            c.covered = {t for t in q if t in c.stems}
+            c.cov = sum(q[t] for t in c.covered) / total
+        dense = self._cosines(question, cands)
+        for i, c in enumerate(cands):
+            fit = fits_kind(c.text, kind, lead_in=bool(c.points), point=c.lead is not None, question=question)
+            c.score = (c.cov + self.dense_weight * dense[i] + self.kind_weight * fit
+                       + self.source_weight * c.src.score - 0.01 * c.rank - 0.0001 * min(len(c.text), 600))
+        groups = self._pick(cands, kind, q, total)
+        if not groups:
+            return Draft(answer="", claims=[], writer=self.name, refused=True,
+                         reason="no source sentence talks about the question")
+        return self._compose(question, kind, groups)
+
+    def _cosines(self, question: str, cands: list[_Cand]) -> list[float]:
+        if self.embedder is None or self.dense_weight == 0:
+            return [0.0] * len(cands)
+        try:
+            vecs = embed_cached(self.embedder, [question] + [c.context for c in cands])
+        except Exception as e:  # noqa: BLE001 - a failing model must not cost the answer
+            logging.getLogger(__name__).warning("sentence embeddings failed (%s); ranking without them", e)
+            return [0.0] * len(cands)
+        qv, sv = vecs[0], vecs[1:]
+        norms = np.linalg.norm(sv, axis=1) * (np.linalg.norm(qv) or 1.0)
+        sims = (sv @ qv) / np.where(norms == 0, 1.0, norms)
+        return [float(x) for x in sims]
+
+    def _pick(self, cands: list[_Cand], kind: str, q: dict[str, float],
+              total: float) -> list[tuple[_Cand, list[_Cand]]]:
+        """Passages to quote, best first: the sentence that ranked and the candidates quoted for it (a
+        lead-in and its points, a point under its lead-in, or the sentence alone)."""
+        order = sorted(cands, key=lambda c: -c.score)
+        groups: list[tuple[_Cand, list[_Cand]]] = []
+        taken: set[int] = set()
+        covered: set[str] = set()
+        for c in order:
+            if len(groups) >= self.max_sentences:
+                break
+            if id(c) in taken:
+                continue
+            if not groups and c.score <= 0:
+                break
+            gain = sum(q[t] for t in c.covered - covered) / total
+            if groups and gain < self.min_gain:
+                continue
+            group = self._group(c, kind)
+            if any(id(x) in taken for x in group):
+                continue
+            groups.append((c, group))
+            for x in group:
+                taken.add(id(x))
+                covered |= x.covered
+        return groups
+
+    def _group(self, c: _Cand, kind: str) -> list[_Cand]:
+        lead = c if c.points else c.lead
+        if lead is None:
+            return [c]
+        chain = [lead]
+        while chain[0].lead is not None:  # a nested lead-in is shown under its own lead-in
+            chain.insert(0, chain[0].lead)
+        if c is not lead and kind != "list":
+            return chain + [c]  # the point that answers, under the lead-in that says what the points are
+        points = lead.points
+        if len(points) > self.max_points:
+            best = sorted(points, key=lambda p: -p.score)[: self.max_points]
+            if c is not lead and c not in best:
+                best[-1] = c
+            points = [p for p in lead.points if p in best]
+        return chain + points
+
+    def _compose(self, question: str, kind: str, groups: list[tuple[_Cand, list[_Cand]]]) -> Draft:
+        claims: list[DraftClaim] = []
+        lines: list[str] = []
+        notes: list[str] = []
+        if kind == "yes_no":
+            reading = yes_no_reading(question, groups[0][0])
+            if reading is None:
+                lines.append("The sources say:")
+            else:
+                first = groups[0][0].src
+                lines.append(f"{reading} (the writer's reading of {first.label} [{first.n}], quoted below):")
+                notes.append(f"the opening '{reading}' is the writer's reading of {first.label}, not a checked claim")
+        for _, group in groups:
+            head = group[0]
+            for i, c in enumerate(group):
+                lines.append((f"{c.src.label}: " if i == 0 else "  ") + f"“{c.text}” [{c.src.n}]")
+                claims.append(DraftClaim(text=c.text, cited=[c.src.n], unit_id=c.src.unit_id,
+                                         start=c.src.start + c.start, end=c.src.start + c.end))
+            leads = [c for c in group if c.points]
+            if leads:
+                lead = leads[-1]
+                rest = [p for p in lead.points if p not in group]
+                if rest:
+                    names = ", ".join(p.marker for p in rest[:8] if p.marker) + (", …" if len(rest) > 8 else "")
+                    lines.append(f"  … and {len(rest)} more of {head.src.label}" + (f" ({names})" if names else ""))
+        return Draft(answer="\n".join(lines), claims=claims, writer=self.name, notes=notes)
 
 
-_AMOUNT = re.compile(r"\b(maximum|minimum|highest|lowest|largest|smallest|up to|at most|at least|amount|fine|fines|"
-                     r"penalty|penalties|deadline|period|percentage|threshold)\b", re.I)
-_ENUM = re.compile(r"^\s*(?:\(?[a-z]{1,4}\)|\(?\d{1,3}[.)]|\d+(?:\.\d+)+\.?)\s+")
+_POINT = re.compile(r"^\s*(?:\((?P<paren>[a-z]{1,4}|\d{1,3})\)|(?P<num>\d{1,3}(?:\.\d{1,3})*)\.(?=\s)|"
+                    r"(?P<letter>[A-Z])\.(?=\s)|(?P<bullet>[—–•*-])(?=\s))")
+_ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10, "xi": 11,
+          "xii": 12, "xiii": 13, "xiv": 14, "xv": 15}
+_TITLE = re.compile(r"[.;:!?,][\"'”’)\]]*$")
 
 
-def _end(text: str) -> str:
-    return text if text.endswith((".", "!", "?")) else text + "."
+@dataclass(eq=False)
+class _Cand:
+    src: Source
+    rank: int
+    start: int
+    """Offsets in the source's text (the chunk); the source's own ``start`` places them in the unit."""
+    end: int
+    text: str
+    stems: set[str]
+    marker: str = ""
+    """The enumerator of a point: ``(a)``, ``3.``, ``—``; empty for other sentences."""
+    lead: _Cand | None = None
+    points: list[_Cand] = field(default_factory=list)
+    covered: set[str] = field(default_factory=set)
+    cov: float = 0.0
+    score: float = 0.0
+
+    @property
+    def context(self) -> str:
+        """What the sentence says read in place: a point is read after its lead-in(s), which say what the
+        points are ("The following practices shall be prohibited:" + "(f) ... emotions ... workplace")."""
+        return self.text if self.lead is None else f"{self.lead.context} {self.text}"
+
+
+def _key(m: re.Match[str]) -> tuple[str, int, str]:
+    """(style, value, prefix) of an enumerator, for telling the next point from a nested one."""
+    if m.group("paren"):
+        v = m.group("paren")
+        if v.isdigit():
+            return "paren-num", int(v), ""
+        return "alpha", ord(v[0]) - 96 if len(v) == 1 else 0, v
+    if m.group("num"):
+        parts = m.group("num").split(".")
+        return f"num{len(parts)}", int(parts[-1]), ".".join(parts[:-1])
+    if m.group("letter"):
+        return "letter", ord(m.group("letter")) - 64, ""
+    return "bullet", 0, m.group("bullet")
+
+
+def _follows(prev: tuple[str, int, str], m: re.Match[str]) -> bool:
+    style, value, prefix = _key(m)
+    if prev[0] == "bullet":
+        return style == "bullet" and prefix == prev[2]
+    if prev[0] == "roman":
+        v = m.group("paren")
+        return bool(v) and _ROMAN.get(v, 0) == prev[1] + 1
+    if prev[0] == "alpha":
+        return style == "alpha" and len(prefix) == 1 and value == prev[1] + 1
+    return style == prev[0] and value == prev[1] + 1 and prefix == prev[2]
+
+
+def _first_key(m: re.Match[str]) -> tuple[str, int, str]:
+    if m.group("paren") == "i":
+        return "roman", 1, ""  # "(i)" opens a roman list; "(a)" an alphabetic one
+    return _key(m)
+
+
+def _candidates(src: Source, rank: int) -> list[_Cand]:
+    """The quotable sentences of a source, whole (never cut at a length limit), with lead-ins linked to
+    their enumerated points. Title lines (no closing punctuation, a few words) are not quotable."""
+    out: list[_Cand] = []
+    heading = {stem(w) for w in words(src.heading)}
+    for sent in sentences(src.text, max_chars=None):
+        text = sent.text
+        n = len(words(text))
+        if n < 2 or (n < 8 and not _TITLE.search(text)):
+            continue
+        m = _POINT.match(text)
+        out.append(_Cand(src=src, rank=rank, start=sent.start, end=sent.end, text=text,
+                         stems={stem(w) for w in words(text)} | heading,
+                         marker=m.group(0).strip() if m else ""))
+    for i, c in enumerate(out):
+        if not c.text.rstrip().endswith(":"):
+            continue
+        prev: tuple[str, int, str] | None = None
+        for p in out[i + 1:]:
+            m = _POINT.match(p.text)
+            if m is None:
+                break
+            if prev is None:
+                prev = _first_key(m)
+            elif c.points and c.points[-1].text.rstrip().endswith(":") and m.group("paren") == "i":
+                continue  # "(h) ... the following objectives:" then "(i)" is (h)'s first point, not point (i)
+            elif _follows(prev, m):
+                prev = (prev[0], prev[1] + 1, prev[2]) if prev[0] in ("roman", "alpha") else _key(m)
+            else:
+                continue  # a nested point (the points of a point that is itself a lead-in)
+            if p.lead is None:
+                p.lead = c
+            c.points.append(p)
+    for c in out:  # a point's words include its lead-in's (outermost first, so nested points get all)
+        if c.lead is not None:
+            c.stems |= c.lead.stems
+    return out
+
+
+_PERMIT_Q = re.compile(r"^\W*(?:(?:and|so|but|also|now)\W+)?(?:can|could|may|might)\b|\b(?:is|are) (?:it|we|they|"
+                       r"you|\w+) (?:\w+ ){0,2}(?:allowed|permitted|lawful|legal|ok)\b|\bis it (?:allowed|permitted|"
+                       r"lawful|legal|ok)\b", re.I)
+_DUTY_Q = re.compile(r"\b(?:have|has|need|needs) to\b|\bmust\b|\b(?:obliged|required|obligated) to\b|"
+                     r"\bdo (?:we|they|you|i) need\b|\bshall\b", re.I)
+_APPLY_Q = re.compile(r"^\W*(?:does|do|is|are|will)\b.*\b(?:apply|applies|cover|covers|covered)\b", re.I)
+_PROHIBITED = re.compile(r"\b(?:shall|is|are) (?:be )?prohibited\b|\bshall not be (?:placed|put|used|permitted)\b",
+                         re.I)
+_NOT_APPLY = re.compile(r"\b(?:does|do|shall) not apply\b", re.I)
+# a duty: "shall" followed by an action (not "shall not", not the classification "shall be considered")
+_DUTY = re.compile(r"\b(?:shall|must)(?: \w+ly)? (?!not\b|be\b|apply\b|mean\b|have\b)\w+|\bshall be (?:subject|"
+                   r"required|obliged)\b|\bshall have the right\b", re.I)
+
+
+def yes_no_reading(question: str, picked: _Cand) -> str | None:
+    """``"Yes"`` / ``"No"`` when the sentence that answers states a rule that settles the question,
+    else ``None`` (the writer then opens with "The sources say:").
+
+    Conservative by design. The sentence (with its lead-in, for a point) must hold at least
+    :data:`READING_COVERAGE` of the question's IDF-weighted terms, and only three readings are made:
+
+    * a permission question ("Can we ...?", "Is it lawful to ...?") answered by a prohibition
+      ("shall be prohibited", or a point under a lead-in that says so) → ``No``;
+    * a scope question ("Does the Act apply to ...?") answered by "does not apply" → ``No``;
+    * a duty question ("Do we have to ...?", "Are providers obliged to ...?") answered by a duty
+      ("shall" with an action, "shall have the right") with no "does not apply" or prohibition beside it
+      → ``Yes``.
+
+    A lead-in quoted for its list never settles a question alone (the list may not hold the asked case).
+    """
+    if picked.points or picked.cov < READING_COVERAGE:
+        return None
+    text = picked.text
+    lead = picked.lead.text if picked.lead is not None else ""
+    duty_q = bool(_DUTY_Q.search(question) or re.match(r"^\W*(?:is|are) \w+(?: \w+)? (?:obliged|required)\b",
+                                                        question, re.I))
+    if _PERMIT_Q.search(question) and not duty_q:
+        return "No" if _PROHIBITED.search(text) or _PROHIBITED.search(lead) else None
+    if _APPLY_Q.search(question) and not duty_q:
+        return "No" if _NOT_APPLY.search(text) else None
+    if duty_q and _DUTY.search(text) and not _NOT_APPLY.search(text) and not _PROHIBITED.search(text + " " + lead):
+        return "Yes"
+    return None
+
+
+READING_COVERAGE = 0.5
+"""Share of the question's weighted terms the settling sentence must hold (a prior, not fitted: half the
+question's content must be in the rule before the writer reads a Yes or No out of it)."""
+
+
+_VEC_CACHE: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_VEC_CACHE_SIZE = 20_000
+
+
+def embed_cached(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    """``embedder.embed(texts)`` with the vectors of texts seen before (same model) reused; missing
+    texts are embedded in one batch."""
+    model = getattr(embedder, "model_id", type(embedder).__name__)
+    missing = list(dict.fromkeys(t for t in texts if (model, t) not in _VEC_CACHE))
+    if missing:
+        for t, v in zip(missing, embedder.embed(missing)):
+            _VEC_CACHE[(model, t)] = np.asarray(v, dtype=np.float32)
+        while len(_VEC_CACHE) > _VEC_CACHE_SIZE:
+            _VEC_CACHE.popitem(last=False)
+    return np.vstack([_VEC_CACHE[(model, t)] for t in texts])
 
 
 SYSTEM = ("You answer questions for compliance reviewers strictly from the numbered sources given. "
