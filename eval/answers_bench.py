@@ -128,7 +128,7 @@ def pipeline_writer(embedder, settings):
     """The write stage exactly as ``ask`` runs it offline."""
     def write(prep: Prepared):
         return P._write(prep.q["question"], prep.sources, P._Run(None), settings=settings, llm=None,
-                        weights=prep.weights, embedder=embedder)
+                        weights=prep.weights, embedder=embedder, units=prep.units)
     return write
 
 

@@ -18,6 +18,7 @@ import json
 import logging
 import re
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -119,11 +120,16 @@ class ExtractiveWriter:
         self.source_weight = source_weight
         self.max_points = max_points
 
-    def write(self, question: str, sources: list[Source], terms: list[str], weights: dict[str, float]) -> Draft:
+    def write(self, question: str, sources: list[Source], terms: list[str], weights: dict[str, float], *,
+              units: Mapping[str, str] | None = None) -> Draft:
+        """The answer to ``question`` from ``sources``; ``units`` (stored unit texts by id, optional) lets a
+        lead-in count the points that continue past the end of its chunk ("… and N more")."""
         q = {stem(t): weights.get(t, 1.0) for t in terms}
         total = sum(q.values()) or 1.0
         kind = analyse(question).kind
-        cands = [c for rank, s in enumerate(sources) for c in _candidates(s, rank)]
+        units = units or {}
+        cands = [c for rank, s in enumerate(sources) for c in _candidates(s, rank, units.get(s.unit_id))
+                 if not c.outside]
         if not cands:
             return Draft(answer="", claims=[], writer=self.name, refused=True,
                          reason="no source sentence talks about the question")
@@ -190,12 +196,12 @@ class ExtractiveWriter:
             chain.insert(0, chain[0].lead)
         if c is not lead and kind != "list":
             return chain + [c]  # the point that answers, under the lead-in that says what the points are
-        points = lead.points
+        points = [p for p in lead.points if not p.outside]
         if len(points) > self.max_points:
             best = sorted(points, key=lambda p: -p.score)[: self.max_points]
             if c is not lead and c not in best:
                 best[-1] = c
-            points = [p for p in lead.points if p in best]
+            points = [p for p in points if p in best]
         return chain + points
 
     def _compose(self, question: str, kind: str, groups: list[tuple[_Cand, list[_Cand]]]) -> Draft:
@@ -249,6 +255,8 @@ class _Cand:
     covered: set[str] = field(default_factory=set)
     cov: float = 0.0
     score: float = 0.0
+    outside: bool = False
+    """Past the end of the chunk (read from the unit text): counted as a point, never quoted."""
 
     @property
     def context(self) -> str:
@@ -290,22 +298,29 @@ def _first_key(m: re.Match[str]) -> tuple[str, int, str]:
     return _key(m)
 
 
-def _candidates(src: Source, rank: int) -> list[_Cand]:
+def _candidates(src: Source, rank: int, unit_text: str | None = None) -> list[_Cand]:
     """The quotable sentences of a source, whole (never cut at a length limit), with lead-ins linked to
-    their enumerated points. Title lines (no closing punctuation, a few words) are not quotable."""
+    their enumerated points. Title lines (no closing punctuation, a few words) are not quotable. With the
+    unit's text, the sentences after the chunk are added as ``outside`` (a list that runs on past the
+    chunk is counted, not quoted: the checker only sees the chunk)."""
     out: list[_Cand] = []
     heading = {stem(w) for w in words(src.heading)}
-    for sent in sentences(src.text, max_chars=None):
+    pieces = [(0, sent) for sent in sentences(src.text, max_chars=None)]
+    if unit_text is not None and unit_text[src.start:src.end] == src.text and src.end < len(unit_text):
+        # enough of what follows to count a list's remaining points
+        pieces += [(src.end - src.start, sent) for sent in sentences(unit_text[src.end:src.end + 20_000],
+                                                                     max_chars=None)]
+    for shift, sent in pieces:
         text = sent.text
         n = len(words(text))
         if n < 2 or (n < 8 and not _TITLE.search(text)):
             continue
         m = _POINT.match(text)
-        out.append(_Cand(src=src, rank=rank, start=sent.start, end=sent.end, text=text,
+        out.append(_Cand(src=src, rank=rank, start=shift + sent.start, end=shift + sent.end, text=text,
                          stems={stem(w) for w in words(text)} | heading,
-                         marker=m.group(0).strip() if m else ""))
+                         marker=m.group(0).strip() if m else "", outside=shift > 0))
     for i, c in enumerate(out):
-        if not c.text.rstrip().endswith(":"):
+        if c.outside or not c.text.rstrip().endswith(":"):
             continue
         prev: tuple[str, int, str] | None = None
         for p in out[i + 1:]:
