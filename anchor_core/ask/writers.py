@@ -161,11 +161,11 @@ class ExtractiveWriter:
         return [float(x) for x in sims]
 
     def _pick(self, cands: list[_Cand], kind: str, q: dict[str, float],
-              total: float) -> list[tuple[_Cand, list[_Cand]]]:
+              total: float) -> list[tuple[_Cand, list[_Cand], _Cand | None]]:
         """Passages to quote, best first: the sentence that ranked and the candidates quoted for it (a
         lead-in and its points, a point under its lead-in, or the sentence alone)."""
         order = sorted(cands, key=lambda c: -c.score)
-        groups: list[tuple[_Cand, list[_Cand]]] = []
+        groups: list[tuple[_Cand, list[_Cand], _Cand | None]] = []
         taken: set[int] = set()
         covered: set[str] = set()
         for c in order:
@@ -178,33 +178,34 @@ class ExtractiveWriter:
             gain = sum(q[t] for t in c.covered - covered) / total
             if groups and gain < self.min_gain:
                 continue
-            group = self._group(c, kind)
+            group, owner = self._group(c, kind)
             if any(id(x) in taken for x in group):
                 continue
-            groups.append((c, group))
+            groups.append((c, group, owner))
             for x in group:
                 taken.add(id(x))
                 covered |= x.covered
         return groups
 
-    def _group(self, c: _Cand, kind: str) -> list[_Cand]:
+    def _group(self, c: _Cand, kind: str) -> tuple[list[_Cand], _Cand | None]:
+        """The candidates quoted for ``c`` and the lead-in whose points they show (``None``: no list)."""
         lead = c if c.points else c.lead
         if lead is None:
-            return [c]
+            return [c], None
         chain = [lead]
         while chain[0].lead is not None:  # a nested lead-in is shown under its own lead-in
             chain.insert(0, chain[0].lead)
         if c is not lead and kind != "list":
-            return chain + [c]  # the point that answers, under the lead-in that says what the points are
+            return chain + [c], lead  # the point that answers, under the lead-in that says what the points are
         points = [p for p in lead.points if not p.outside]
         if len(points) > self.max_points:
             best = sorted(points, key=lambda p: -p.score)[: self.max_points]
             if c is not lead and c not in best:
                 best[-1] = c
             points = [p for p in points if p in best]
-        return chain + points
+        return chain + points, lead
 
-    def _compose(self, question: str, kind: str, groups: list[tuple[_Cand, list[_Cand]]]) -> Draft:
+    def _compose(self, question: str, kind: str, groups: list[tuple[_Cand, list[_Cand], _Cand | None]]) -> Draft:
         claims: list[DraftClaim] = []
         lines: list[str] = []
         notes: list[str] = []
@@ -216,15 +217,14 @@ class ExtractiveWriter:
                 first = groups[0][0].src
                 lines.append(f"{reading} (the writer's reading of {first.label} [{first.n}], quoted below):")
                 notes.append(f"the opening '{reading}' is the writer's reading of {first.label}, not a checked claim")
-        for _, group in groups:
+        for _, group, owner in groups:
             head = group[0]
             for i, c in enumerate(group):
                 lines.append((f"{c.src.label}: " if i == 0 else "  ") + f"“{c.text}” [{c.src.n}]")
                 claims.append(DraftClaim(text=c.text, cited=[c.src.n], unit_id=c.src.unit_id,
                                          start=c.src.start + c.start, end=c.src.start + c.end))
-            leads = [c for c in group if c.points]
-            if leads:
-                lead = leads[-1]
+            if owner is not None:
+                lead = owner
                 rest = [p for p in lead.points if p not in group]
                 if rest:
                     names = ", ".join(p.marker for p in rest[:8] if p.marker) + (", …" if len(rest) > 8 else "")
@@ -374,7 +374,7 @@ def yes_no_reading(question: str, picked: _Cand) -> str | None:
 
     A lead-in quoted for its list never settles a question alone (the list may not hold the asked case).
     """
-    if picked.points or picked.cov < READING_COVERAGE:
+    if picked.points or picked.text.rstrip().endswith(":") or picked.cov < READING_COVERAGE:
         return None
     text = picked.text
     lead = picked.lead.text if picked.lead is not None else ""
