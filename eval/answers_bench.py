@@ -47,6 +47,7 @@ from eval.data import CORPORA
 from ingest import get_adapter, load_adapter_corpus
 
 HERE = Path(__file__).resolve().parent
+MARKER = "<!-- the tables below are written by python -m eval.answers_bench -->"
 SETS = {"aiact": ("aiact", None), "gdpr": ("gdpr", "gdpr"), "peps": ("peps", "peps"), "rfc": ("rfc", "rfc")}
 _PRINTED = re.compile(r"“(.*?)”\s*\[(\d+)\]", re.S)
 _YES_NO = re.compile(r"^\s*(Yes|No)\b|^\s*The sources say:")
@@ -126,9 +127,14 @@ def prepare(q: dict, *, store, embedder, corpus: str, info, settings) -> Prepare
 
 def pipeline_writer(embedder, settings):
     """The write stage exactly as ``ask`` runs it offline."""
+    import inspect
+
+    takes = inspect.signature(P._write).parameters  # older pipelines (the baseline) take neither
+
     def write(prep: Prepared):
+        extra = {k: v for k, v in (("embedder", embedder), ("units", prep.units)) if k in takes}
         return P._write(prep.q["question"], prep.sources, P._Run(None), settings=settings, llm=None,
-                        weights=prep.weights, embedder=embedder, units=prep.units)
+                        weights=prep.weights, **extra)
     return write
 
 
@@ -225,8 +231,13 @@ def summarise(name: str, rows: list[Outcome]) -> list[str]:
         lines.append(f"| yes/no: right Yes/No | {right}/{len(yn)} |")
         lines.append(f"| yes/no: WRONG Yes/No | {wrong}/{len(yn)} |")
         lines.append(f"| yes/no: \"The sources say:\" | {hedged}/{len(yn)} |")
-    others = [r for r in rows if r.expected is None and r.opening in ("yes", "no")]
-    lines.append(f"| non-yes/no questions opened with Yes/No | {len(others)} |")
+    asked = [r for r in rows if r.kind == "yes_no"]
+    if asked and not yn:
+        lines.append(f"| yes/no questions (no yes/no labels): opened Yes / No / \"The sources say:\" | "
+                     f"{sum(r.opening == 'yes' for r in asked)} / {sum(r.opening == 'no' for r in asked)} / "
+                     f"{sum(r.opening == 'sources' for r in asked)} of {len(asked)} |")
+    others = [r for r in rows if r.kind != "yes_no" and r.opening]
+    lines.append(f"| other questions opened with Yes/No/\"The sources say:\" | {len(others)} |")
     lines.append("")
     by_kind: dict[str, list[bool]] = {}
     for r in rows:
@@ -267,7 +278,7 @@ def fit(prepared: dict[str, list[Prepared]], embedder) -> int:
     results.sort(key=lambda r: -r[0])
     print("| dense | kind | source | macro | " + " | ".join(prepared) + " |")
     print("|---|---|---|---|" + "---|" * len(prepared))
-    for macro, dw, kw, sw, per in results[:15]:
+    for macro, dw, kw, sw, per in results:
         print(f"| {dw} | {kw} | {sw} | {macro:.3f} | " + " | ".join(f"{v:.3f}" for v in per.values()) + " |")
     return 0
 
@@ -294,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     embedder = CachedEmbedder(make_embedder(args.embedder), ws / "embedding-cache.db")
     store = SQLiteStore(ws / "answers.db")
     settings = P.AskSettings(k=5, hops=1, writer="extractive", gate=False)
-    report = ["# Extractive answers: do the quotes answer? (`python -m eval.answers_bench`)", "",
+    report = ["## Latest run (`python -m eval.answers_bench`)", "",
               f"Embedder `{embedder.model_id}`, k=5, one hop, hybrid retrieval, extractive writer, gate off.", ""]
     dump = []
     prepared: dict[str, list[Prepared]] = {}
@@ -323,7 +334,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.fit:
         return fit(prepared, embedder)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(report) + "\n", encoding="utf-8")
+    # the hand-written notes above the marker (baseline, how the weights were chosen) are kept
+    kept = args.out.read_text(encoding="utf-8").split(MARKER)[0] if args.out.exists() else ""
+    args.out.write_text((kept + MARKER + "\n\n" if MARKER in (args.out.read_text(encoding="utf-8")
+                         if args.out.exists() else "") else "") + "\n".join(report) + "\n", encoding="utf-8")
     if args.json:
         args.json.write_text(json.dumps(dump, indent=1, ensure_ascii=False), encoding="utf-8")
     print(f"wrote {args.out}")

@@ -297,3 +297,16 @@ def test_every_answer_sentence_label_is_stored_text_of_its_unit_and_part():
                 part = next(p for p in u.parts if p.label == s["part"])
                 assert any(part.start <= a and a + len(s["text"]) <= part.end
                            for a in [m.start() for m in re.finditer(re.escape(s["text"]), u.text)]), r["id"]
+
+
+def test_a_list_ends_at_the_next_numbered_paragraph_of_the_unit():
+    unit = ("4. Employment and workers' management:\n"
+            "(a) AI systems intended to be used for the recruitment or selection of natural persons;\n"
+            "(b) AI systems intended to be used to make decisions affecting terms of work-related relationships.\n"
+            "5. Access to essential private services:\n"
+            "(a) AI systems intended to be used to evaluate the eligibility of natural persons for benefits;\n"
+            "(b) AI systems intended to be used to evaluate the creditworthiness of natural persons.")
+    chunk = unit[: unit.index("(b) AI systems intended to be used to make")].rstrip("\n")
+    d = write("Which employment AI systems are listed?", [source(1, "annex-3", chunk, label="Annex III(4)")],
+              units={"annex-3": unit})
+    assert d.answer.splitlines()[-1] == "  … and 1 more of Annex III(4) ((b))", d.answer

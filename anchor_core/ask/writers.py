@@ -323,18 +323,25 @@ def _candidates(src: Source, rank: int, unit_text: str | None = None) -> list[_C
         if c.outside or not c.text.rstrip().endswith(":"):
             continue
         prev: tuple[str, int, str] | None = None
+        nested = False  # inside the points of a point that is itself a lead-in
+        last = c
         for p in out[i + 1:]:
             m = _POINT.match(p.text)
             if m is None:
                 break
+            opens = last.text.rstrip().endswith(":")
             if prev is None:
                 prev = _first_key(m)
-            elif c.points and c.points[-1].text.rstrip().endswith(":") and m.group("paren") == "i":
-                continue  # "(h) ... the following objectives:" then "(i)" is (h)'s first point, not point (i)
-            elif _follows(prev, m):
+            elif not (opens and m.group("paren") == "i") and _follows(prev, m):
                 prev = (prev[0], prev[1] + 1, prev[2]) if prev[0] in ("roman", "alpha") else _key(m)
+                nested = False
+            elif opens or nested:
+                nested = True  # "(c) ... the following:" then "(i)", "(ii)": (c)'s points, not the list's
+                last = p
+                continue
             else:
-                continue  # a nested point (the points of a point that is itself a lead-in)
+                break  # another enumeration (the next numbered paragraph): the list has ended
+            last = p
             if p.lead is None:
                 p.lead = c
             c.points.append(p)
