@@ -237,7 +237,8 @@ def summarise(name: str, rows: list[Outcome]) -> list[str]:
                      f"{sum(r.opening == 'yes' for r in asked)} / {sum(r.opening == 'no' for r in asked)} / "
                      f"{sum(r.opening == 'sources' for r in asked)} of {len(asked)} |")
     others = [r for r in rows if r.kind != "yes_no" and r.opening]
-    lines.append(f"| other questions opened with Yes/No/\"The sources say:\" | {len(others)} |")
+    lines.append(f"| questions labelled another kind that got a yes/no opening (their wording reads as yes/no) | "
+                 f"{len(others)}: {sum(r.opening in ('yes', 'no') for r in others)} Yes/No |")
     lines.append("")
     by_kind: dict[str, list[bool]] = {}
     for r in rows:

@@ -127,9 +127,7 @@ class ExtractiveWriter:
         q = {stem(t): weights.get(t, 1.0) for t in terms}
         total = sum(q.values()) or 1.0
         kind = analyse(question).kind
-        units = units or {}
-        cands = [c for rank, s in enumerate(sources) for c in _candidates(s, rank, units.get(s.unit_id))
-                 if not c.outside]
+        cands = [c for c in _all_candidates(sources, units or {}) if not c.outside]
         if not cands:
             return Draft(answer="", claims=[], writer=self.name, refused=True,
                          reason="no source sentence talks about the question")
@@ -195,6 +193,7 @@ class ExtractiveWriter:
         chain = [lead]
         while chain[0].lead is not None:  # a nested lead-in is shown under its own lead-in
             chain.insert(0, chain[0].lead)
+        chain = [x for x in chain if not x.outside]  # a lead-in no source holds is not quoted
         if c is not lead and kind != "list":
             return chain + [c], lead  # the point that answers, under the lead-in that says what the points are
         points = [p for p in lead.points if not p.outside]
@@ -256,7 +255,9 @@ class _Cand:
     cov: float = 0.0
     score: float = 0.0
     outside: bool = False
-    """Past the end of the chunk (read from the unit text): counted as a point, never quoted."""
+    """Not in any source (read from the unit text): counted as a point, never quoted."""
+    ustart: int = 0
+    """Offset in the unit text, for reading the sources of one unit in order."""
 
     @property
     def context(self) -> str:
@@ -298,29 +299,67 @@ def _first_key(m: re.Match[str]) -> tuple[str, int, str]:
     return _key(m)
 
 
-def _candidates(src: Source, rank: int, unit_text: str | None = None) -> list[_Cand]:
-    """The quotable sentences of a source, whole (never cut at a length limit), with lead-ins linked to
-    their enumerated points. Title lines (no closing punctuation, a few words) are not quotable. With the
-    unit's text, the sentences after the chunk are added as ``outside`` (a list that runs on past the
-    chunk is counted, not quoted: the checker only sees the chunk)."""
+def _quotable(text: str) -> bool:
+    n = len(words(text))
+    return n >= 2 and (n >= 8 or _TITLE.search(text) is not None)
+
+
+def _cand(src: Source, rank: int, start: int, end: int, text: str, heading: set[str], *, ustart: int,
+          outside: bool = False) -> _Cand:
+    m = _POINT.match(text)
+    return _Cand(src=src, rank=rank, start=start, end=end, text=text, stems={stem(w) for w in words(text)} | heading,
+                 marker=m.group(0).strip() if m else "", outside=outside, ustart=ustart)
+
+
+def _all_candidates(sources: list[Source], units: Mapping[str, str]) -> list[_Cand]:
+    """The sentences of the sources, whole (never cut at a length limit), with lead-ins linked to their
+    enumerated points. Title lines (no closing punctuation, a few words) are left out.
+
+    With a unit's stored text, the sources of one unit are read together in unit order, and the unit's
+    sentences outside every source are added as ``outside``: a lead-in in one chunk then finds its points
+    in another retrieved chunk of the same unit, and counts those that were not retrieved; an ``outside``
+    sentence is never quoted (the checker only sees the sources), nor is a piece of a sentence that a
+    chunk boundary cut."""
+    by_unit: dict[str, list[tuple[int, Source]]] = {}
+    for rank, src in enumerate(sources):
+        by_unit.setdefault(src.unit_id, []).append((rank, src))
     out: list[_Cand] = []
-    heading = {stem(w) for w in words(src.heading)}
-    pieces = [(0, sent) for sent in sentences(src.text, max_chars=None)]
-    if unit_text is not None and unit_text[src.start:src.end] == src.text and src.end < len(unit_text):
-        # enough of what follows to count a list's remaining points
-        pieces += [(src.end - src.start, sent) for sent in sentences(unit_text[src.end:src.end + 20_000],
-                                                                     max_chars=None)]
-    for shift, sent in pieces:
-        text = sent.text
-        n = len(words(text))
-        if n < 2 or (n < 8 and not _TITLE.search(text)):
+    for uid, group in by_unit.items():
+        text = units.get(uid)
+        if text is None or any(text[src.start:src.end] != src.text for _, src in group):
+            for rank, src in group:  # no unit text: each source on its own
+                heading = {stem(w) for w in words(src.heading)}
+                out += _link([_cand(src, rank, x.start, x.end, x.text, heading, ustart=src.start + x.start)
+                              for x in sentences(src.text, max_chars=None) if _quotable(x.text)])
             continue
-        m = _POINT.match(text)
-        out.append(_Cand(src=src, rank=rank, start=shift + sent.start, end=shift + sent.end, text=text,
-                         stems={stem(w) for w in words(text)} | heading,
-                         marker=m.group(0).strip() if m else "", outside=shift > 0))
+        whole = [x for x in sentences(text, max_chars=None) if _quotable(x.text)]
+        spans = {(x.start, x.end) for x in whole}
+        cands: list[_Cand] = []
+        seen: set[tuple[int, int]] = set()
+        for rank, src in group:
+            heading = {stem(w) for w in words(src.heading)}
+            for x in sentences(src.text, max_chars=None):
+                key = (src.start + x.start, src.start + x.end)
+                if key in seen or not _quotable(x.text):
+                    continue
+                seen.add(key)
+                cands.append(_cand(src, rank, x.start, x.end, x.text, heading, ustart=key[0],
+                                   outside=key not in spans))  # a piece a chunk boundary cut is not quoted
+        rank0, src0 = group[0]
+        heading0 = {stem(w) for w in words(src0.heading)}
+        ranges = [(src.start, src.end) for _, src in group]
+        cands += [_cand(src0, rank0, x.start - src0.start, x.end - src0.start, x.text, heading0, ustart=x.start,
+                        outside=True)
+                  for x in whole if not any(a < x.end and x.start < b for a, b in ranges)]
+        cands.sort(key=lambda c: (c.ustart, c.outside))
+        out += _link(cands)
+    return out
+
+
+def _link(out: list[_Cand]) -> list[_Cand]:
+    """Link each lead-in (a sentence ending with a colon) to the enumerated points that follow it."""
     for i, c in enumerate(out):
-        if c.outside or not c.text.rstrip().endswith(":"):
+        if not c.text.rstrip().endswith(":"):
             continue
         prev: tuple[str, int, str] | None = None
         nested = False  # inside the points of a point that is itself a lead-in
@@ -384,7 +423,7 @@ def yes_no_reading(question: str, picked: _Cand) -> str | None:
     if picked.points or picked.text.rstrip().endswith(":") or picked.cov < READING_COVERAGE:
         return None
     text = picked.text
-    lead = picked.lead.text if picked.lead is not None else ""
+    lead = picked.lead.text if picked.lead is not None and not picked.lead.outside else ""  # only what is quoted
     duty_q = bool(_DUTY_Q.search(question) or re.match(r"^\W*(?:is|are) \w+(?: \w+)? (?:obliged|required)\b",
                                                         question, re.I))
     if _PERMIT_Q.search(question) and not duty_q:
