@@ -270,7 +270,8 @@ def fit(prepared: dict[str, list[Prepared]], embedder) -> int:
         per = {}
         for name, preps in prepared.items():
             rows = [run_question(x, lambda x, w=w: w.write(x.q["question"], x.sources, list(x.weights),
-                                                           {t: (v or 1.0) for t, v in x.weights.items()}))
+                                                           {t: (v or 1.0) for t, v in x.weights.items()},
+                                                           units={k: u.text for k, u in x.units.items()}))
                     for x in preps if x.q.get("evidence")]
             hits = [r.evidence for r in rows if r.evidence_reachable]
             per[name] = sum(hits) / len(hits) if hits else float("nan")

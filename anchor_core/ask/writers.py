@@ -20,6 +20,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from anchor_core.ask.question import analyse, fits_kind
 from anchor_core.embeddings import Embedder
 from anchor_core.report import Source
 from anchor_core.scorers.text import stem
-from anchor_core.segment import sentences
+from anchor_core.segment import Sentence, sentences
 from anchor_core.text import words
 
 _MARKER = re.compile(r"\s*\[(\d+(?:\s*,\s*\d+)*)\]")
@@ -332,7 +333,10 @@ def _all_candidates(sources: list[Source], units: Mapping[str, str]) -> list[_Ca
                 out += _link([_cand(src, rank, x.start, x.end, x.text, heading, ustart=src.start + x.start)
                               for x in sentences(src.text, max_chars=None) if _quotable(x.text)])
             continue
-        whole = [x for x in sentences(text, max_chars=None) if _quotable(x.text)]
+        # the unit's sentences around its sources (a whole RFC is one unit: never segment all of it)
+        lo = max(0, min(src.start for _, src in group) - _AROUND_BEFORE)
+        hi = min(len(text), max(src.end for _, src in group) + _AROUND_AFTER)
+        whole = [x for x in _unit_sentences(text, lo, hi) if _quotable(x.text)]
         spans = {(x.start, x.end) for x in whole}
         cands: list[_Cand] = []
         seen: set[tuple[int, int]] = set()
@@ -354,6 +358,17 @@ def _all_candidates(sources: list[Source], units: Mapping[str, str]) -> list[_Ca
         cands.sort(key=lambda c: (c.ustart, c.outside))
         out += _link(cands)
     return out
+
+
+_AROUND_BEFORE = 5_000
+_AROUND_AFTER = 20_000
+
+
+@lru_cache(maxsize=256)
+def _unit_sentences(text: str, lo: int, hi: int) -> tuple[Sentence, ...]:
+    """Whole sentences of ``text[lo:hi]`` with offsets into ``text`` (cached: a unit is read once per run
+    and often again by the next question)."""
+    return tuple(Sentence(lo + x.start, lo + x.end, x.text) for x in sentences(text[lo:hi], max_chars=None))
 
 
 def _link(out: list[_Cand]) -> list[_Cand]:
