@@ -1,8 +1,9 @@
 """Writers turn numbered sources into an answer whose sentences carry ``[n]`` markers.
 
 * :class:`ExtractiveWriter` (offline, the default without a key) picks the source sentences that
-  cover the question best and quotes them, each followed by its marker: faithful by construction,
-  and still verified like any other answer.
+  answer the question best (question → sentence similarity, term coverage, the asked kind of
+  answer) and quotes them whole and byte-exact, one per line, each followed by its marker:
+  faithful by construction, and still verified like any other answer.
 * :class:`LLMWriter` asks a chat model to answer only from the sources. It may refuse
   (``INSUFFICIENT: reason``). Output with no markers or markers that name no source is sent back
   once for repair; if it is still malformed, or the model is unreachable, the caller falls back to
