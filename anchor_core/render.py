@@ -102,16 +102,19 @@ _SOURCE_MARK = re.compile(r"(\[\d+(?:,\s*\d+)*\])[ \t]+(?=\S)")
 def answer_segments(r: Report) -> list[tuple[str, int | None]]:
     """The answer as a reader sees it, in order: ``(text, claim number)`` where the text is claim
     ``n``'s own sentence and ``(text, None)`` between claims. ``<cite>`` tags are dropped (the claim
-    markers take their place) and an answer made of several quotes gets one paragraph per quote
-    (a blank line after each source marker such as ``[5]``). A claim whose text is not found in
-    the answer (it was reworded when split) gets no segment; it is listed with the claims.
+    markers take their place) and an answer made of several quotes gets one paragraph per quote:
+    each line of an ask answer outside a quotation (the extractive writer puts one quote per line)
+    becomes a paragraph, and so does the text after a source marker such as ``[5]`` followed by
+    more text on the same line (answers saved before quotes had their own lines). A claim whose
+    text is not found in the answer (it was reworded when split) gets no segment; it is listed
+    with the claims.
 
     >>> answer_segments(report)                    # doctest: +SKIP
     [('Logging is required.', 1), (' [2]', None)]
     """
     text = _CITE_TAG.sub("", r.answer).strip()
     if r.kind == "ask":
-        text = _SOURCE_MARK.sub(lambda m: m.group(1) + "\n\n", text)
+        text = _SOURCE_MARK.sub(lambda m: m.group(1) + "\n\n", _line_paragraphs(text))
     out: list[tuple[str, int | None]] = []
     at = 0
     for i, c in enumerate(r.claims, 1):
@@ -126,6 +129,20 @@ def answer_segments(r: Report) -> list[tuple[str, int | None]]:
     if at < len(text):
         out.append((text[at:], None))
     return out
+
+
+def _line_paragraphs(text: str) -> str:
+    """Every line break outside a “quotation” becomes a paragraph break; a quote's own line breaks
+    (RFC text keeps them) stay, so the quote is still the stored characters."""
+    out: list[str] = []
+    depth = 0
+    for ch in text:
+        if ch == "“":
+            depth += 1
+        elif ch == "”" and depth:
+            depth -= 1
+        out.append("\n\n" if ch == "\n" and depth == 0 else ch)
+    return re.sub(r"\n{3,}", "\n\n", "".join(out))
 
 
 def plain_answer(r: Report) -> str:

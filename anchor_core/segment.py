@@ -378,7 +378,7 @@ def _blocks(text: str) -> list[list[tuple[int, int]]]:
     return blocks
 
 
-def _split(text: str, inline: InlineSplitter) -> list[Sentence]:
+def _split(text: str, inline: InlineSplitter, limit: int | None = MAX_SENTENCE_CHARS) -> list[Sentence]:
     out: list[Sentence] = []
     for lines in _blocks(text):
         run_starts = [0, *_line_breaks(text, lines)]
@@ -392,33 +392,35 @@ def _split(text: str, inline: InlineSplitter) -> list[Sentence]:
                 s, e = _trim(text, s, e)
                 if s >= e:
                     continue
-                for ps, pe in _cut_long(text, s, e):
+                for ps, pe in (_cut_long(text, s, e, limit) if limit else [(s, e)]):
                     ps, pe = _trim(text, ps, pe)
                     if ps < pe:
                         out.append(Sentence(ps, pe, text[ps:pe]))
     return out
 
 
-def split_sentences(text: str) -> list[Sentence]:
+def split_sentences(text: str, *, max_chars: int | None = MAX_SENTENCE_CHARS) -> list[Sentence]:
     """Split ``text`` into sentences with offsets into ``text`` itself.
 
     Args:
         text: any source text (legal, RFC, web page, PDF extraction), unmodified.
+        max_chars: longer sentences are cut into pieces (step 4 above); ``None`` keeps every
+            sentence whole, for a writer that must never quote part of one.
 
     Returns:
         Sentences in order, each with ``text[s.start:s.end] == s.text``, no surrounding
-        whitespace, and at most :data:`MAX_SENTENCE_CHARS` characters.
+        whitespace, and at most ``max_chars`` characters.
 
     Example:
         >>> [s.text for s in split_sentences("conditions:\\n\\n(a) it is safe;\\n(b) it is not.")]
         ['conditions:', '(a) it is safe;', '(b) it is not.']
     """
-    return _split(text, _inline_boundaries)
+    return _split(text, _inline_boundaries, max_chars)
 
 
-def sentences(text: str) -> list[Sentence]:
+def sentences(text: str, *, max_chars: int | None = MAX_SENTENCE_CHARS) -> list[Sentence]:
     """:func:`split_sentences` without the sentences :func:`is_noise` flags."""
-    return [s for s in split_sentences(text) if not is_noise(s.text)]
+    return [s for s in split_sentences(text, max_chars=max_chars) if not is_noise(s.text)]
 
 
 # --------------------------------------------------------------------------------------

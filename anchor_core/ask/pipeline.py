@@ -323,7 +323,7 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
         return _refusal(question, corpus, info.version, run, "no_evidence", REFUSAL_TEXT["no_evidence"], sources=[],
                         gate=decision, models=models, settings=s, t_all=t_all, threshold=scorer.threshold)
 
-    draft = _write(question, sources, run, settings=s, llm=llm, weights=weights)
+    draft = _write(question, sources, run, settings=s, llm=llm, weights=weights, embedder=embedder, units=units)
     models["writer"] = draft.writer
     if draft.refused:
         return _refusal(question, corpus, info.version, run, "writer_refused",
@@ -352,7 +352,8 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
 
 
 def _write(question: str, sources: list[Source], run: _Run, *, settings: AskSettings, llm: LLM | None,
-           weights: dict[str, float]) -> Draft:
+           weights: dict[str, float], embedder: Embedder | None = None,
+           units: dict[str, Unit] | None = None) -> Draft:
     t = time.perf_counter()
     terms = list(weights)
     weights = {t: (w or 1.0) for t, w in weights.items()}
@@ -373,7 +374,10 @@ def _write(question: str, sources: list[Source], run: _Run, *, settings: AskSett
         run.notes.append(note)
         run.emit("write", note, t0=t, decision="fallback")
         t = time.perf_counter()
-    draft = ExtractiveWriter().write(question, sources, terms, weights)
+    # the run's embedder ranks sentences by question → sentence similarity (None: lexical ranking)
+    texts = {k: u.text for k, u in (units or {}).items()}
+    draft = ExtractiveWriter(embedder=embedder).write(question, sources, terms, weights, units=texts)
+    run.notes += draft.notes
     what = "found no sentence to quote" if draft.refused else f"quoted {count(len(draft.claims), 'source sentence')}"
     run.emit("write", f"extractive writer {what}", t0=t, decision="refuse" if draft.refused else "write")
     return draft
@@ -412,7 +416,24 @@ def _anchor(claims: list[DraftClaim], sources: list[Source], units: dict[str, Un
     # Every claim against every retrieved source (a marker is the writer's hint, checked as wrong_source);
     # no embedder: the scorer was calibrated without the dense candidate search.
     out = check(claims, sources, scorer=scorer, embedder=None, units={k: u.text for k, u in units.items()})
+    _writer_spans(claims, out, units)
     bad = sum(not c.supported for c in out)
     run.emit("anchor", f"checked {count(len(out), 'statement')}, {bad} unsupported", t0=t,
              decision="ok" if not bad else "flags", scores=[c.anchor.score if c.anchor else 0.0 for c in out])
     return out
+
+
+def _writer_spans(claims: list[DraftClaim], checked: list[CheckedClaim], units: dict[str, Unit]) -> None:
+    """A quote the extractive writer took keeps the writer's offsets when the checker anchored it in the
+    same place: the highlighted span is then the printed quote, character for character (the checker
+    trims a closing colon or semicolon, and may start a word later)."""
+    for dc, cc in zip(claims, checked):
+        a = cc.anchor
+        u = units.get(dc.unit_id or "")
+        if (a is None or u is None or dc.start is None or dc.end is None or not cc.supported
+                or a.unit_id != dc.unit_id or not (a.start < dc.end and dc.start < a.end)
+                or u.text[dc.start:dc.end] != dc.text):
+            continue
+        cc.anchor = a.model_copy(update={"quote": dc.text, "start": dc.start, "end": dc.end})
+        if len(cc.atoms) == 1 and cc.atoms[0].anchor is not None:
+            cc.atoms[0].anchor = cc.anchor

@@ -320,3 +320,44 @@ def expressions(text: str, kind: str) -> list[str]:
         out = [x for x in out if x.lower() not in ("a", "an", "one", "single", "several", "half") and
                not re.fullmatch(r"(?:19|20)\d{2}", x)]
     return [x for x in out if x]
+
+
+# --- does a sentence have the shape of the asked kind? -----------------------------------------------------
+
+_DEFINES = re.compile(r"\bmeans\b|\bis defined as\b|\brefers? to\b|\bshall mean\b|\bis called\b|\bdenotes\b", re.I)
+_BODY_WORD = re.compile(rf"\b{_BODY_NOUN}\b|\brepresentatives?\b|\bexperts?\b", re.I)
+_STEPS = re.compile(r"\b(?:shall|must|should|first|then|after|before|following)\b", re.I)
+
+
+def fits_kind(text: str, kind: str, *, lead_in: bool = False, point: bool = False, question: str = "") -> float:
+    """How well a sentence has the shape of an answer of ``kind``, in [0, 1], from its form alone:
+    a value kind wants an expression of that kind (:func:`expressions`) that the question does not
+    already hold (a "who" question about "the Board" is not answered by "the Board"), a list an
+    enumeration (``lead_in``: the sentence ends in a colon and enumerated points follow it; a
+    ``point`` of one scores half), a definition "means", a procedure an ordered or required step.
+    A yes/no question has no form to look for (a rule, "shall" or "must", is the form of nearly
+    every sentence of a regulation or standard), nor has ``other``: both score 0.
+
+    >>> fits_kind("The report shall be made not later than 15 days after.", "duration")
+    1.0
+    >>> fits_kind("The following AI practices shall be prohibited:", "list", lead_in=True)
+    1.0
+    >>> fits_kind("The Board shall meet.", "person_or_body", question="Who sits on the Board?")
+    0.0
+    >>> fits_kind("The Board shall be composed of one representative per Member State.", "person_or_body",
+    ...           question="Who sits on the Board?")
+    1.0
+    """
+    if kind in VALUE_KINDS:
+        asked = {w.lower() for w in words(question)}
+        found = expressions(text, kind)
+        if kind in ("person_or_body", "place"):  # a name is capitalised, or a body noun ("one representative")
+            found = [x for x in found if re.search(r"[A-Z]", x) or _BODY_WORD.search(x)]
+        return 1.0 if any(set(words(x.lower())) - asked - STOP_WORDS for x in found) else 0.0
+    if kind == "list":
+        return 1.0 if lead_in else 0.5 if point else 0.0
+    if kind == "definition":
+        return 1.0 if _DEFINES.search(text) else 0.0
+    if kind == "procedure":
+        return 1.0 if lead_in else 0.5 if _STEPS.search(text) else 0.0
+    return 0.0

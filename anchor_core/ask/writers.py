@@ -1,8 +1,9 @@
 """Writers turn numbered sources into an answer whose sentences carry ``[n]`` markers.
 
 * :class:`ExtractiveWriter` (offline, the default without a key) picks the source sentences that
-  cover the question best and quotes them, each followed by its marker: faithful by construction,
-  and still verified like any other answer.
+  answer the question best (question → sentence similarity, term coverage, the asked kind of
+  answer) and quotes them whole and byte-exact, one per line, each followed by its marker:
+  faithful by construction, and still verified like any other answer.
 * :class:`LLMWriter` asks a chat model to answer only from the sources. It may refuse
   (``INSUFFICIENT: reason``). Output with no markers or markers that name no source is sent back
   once for repair; if it is still malformed, or the model is unreachable, the caller falls back to
@@ -15,14 +16,21 @@ numbers its markers give) and whether the writer refused.
 from __future__ import annotations
 
 import json
+import logging
 import re
+from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from anchor_core.ask.gate import answer_type, has_type
+import numpy as np
+
 from anchor_core.ask.llm import ChatClient, LLMError
+from anchor_core.ask.question import analyse, fits_kind
+from anchor_core.embeddings import Embedder
 from anchor_core.report import Source
 from anchor_core.scorers.text import stem
-from anchor_core.segment import sentences
+from anchor_core.segment import Sentence, sentences
 from anchor_core.text import words
 
 _MARKER = re.compile(r"\s*\[(\d+(?:\s*,\s*\d+)*)\]")
@@ -33,6 +41,11 @@ _REFUSAL = re.compile(r"^\s*(?:INSUFFICIENT|REFUSE|CANNOT ANSWER)\s*[:\-—]?\s*
 class DraftClaim:
     text: str
     cited: list[int] = field(default_factory=list)
+    unit_id: str | None = None
+    """For a quote (extractive writer): the unit it is taken from, and its offsets in the stored unit
+    text, ``unit.text[start:end] == text``."""
+    start: int | None = None
+    end: int | None = None
 
 
 @dataclass
@@ -59,62 +72,405 @@ def split_marked(answer: str) -> list[DraftClaim]:
     return out
 
 
+# Ranking weights, chosen by ``python -m eval.answers_bench --fit`` on the GDPR, PEP and RFC dev questions'
+# evidence strings; never on the AI Act labels the bench reports (see eval/results/answers.md).
+DENSE_WEIGHT = 1.0
+KIND_WEIGHT = 0.4
+SOURCE_WEIGHT = 1.0
+
+
 class ExtractiveWriter:
-    """Quote the best source sentences for the question, each with its ``[n]``."""
+    """Quote the source sentences that answer the question best, each with its ``[n]``.
+
+    Sentences are ranked by how well they answer: the question → sentence cosine of the run's
+    embedder (all-MiniLM-L6-v2 was trained on question-answer pairs), the IDF-weighted share of
+    the question's terms the sentence covers, whether it has the shape of the asked kind of answer
+    (:func:`anchor_core.ask.question.fits_kind`: a duration question wants a duration, a list
+    question an enumeration) and the retrieval score of its source. With no embedder (the offline
+    BM25-only path) the cosine term is left out and the other three rank alone.
+
+    The answer is laid out one quote per line. A quote is stored text, byte for byte, and a whole
+    sentence (never cut, never re-punctuated). A lead-in that ends with a colon brings its
+    enumerated points (at most ``max_points``, the best-answering ones in document order, then
+    "… and N more"); a point is quoted under its lead-in. A yes/no question opens with "Yes" or
+    "No" only when the top quote states a rule that settles it (:func:`yes_no_reading`), marked
+    as the writer's reading; otherwise with "The sources say:".
+
+    Args:
+        max_sentences: quoted passages (a lead-in with its points counts once).
+        min_gain: a further passage must add this share of the question's weighted terms.
+        embedder: the run's embedder; ``None`` ranks without the cosine.
+        dense_weight, kind_weight, source_weight: the ranking weights (chosen on other corpora:
+            ``python -m eval.answers_bench --fit``; see ``eval/results/answers.md``).
+        max_points: enumerated points quoted under a lead-in.
+    """
 
     name = "extractive"
 
-    def __init__(self, max_sentences: int = 3, min_gain: float = 0.15) -> None:
+    def __init__(self, max_sentences: int = 3, min_gain: float = 0.15, *, embedder: Embedder | None = None,
+                 dense_weight: float = DENSE_WEIGHT, kind_weight: float = KIND_WEIGHT,
+                 source_weight: float = SOURCE_WEIGHT, max_points: int = 6) -> None:
+        if max_sentences <= 0:
+            raise ValueError(f"max_sentences must be greater than 0. Currently, the max_sentences is {max_sentences}")
+        if max_points <= 0:
+            raise ValueError(f"max_points must be greater than 0. Currently, the max_points is {max_points}")
         self.max_sentences = max_sentences
         self.min_gain = min_gain
+        self.embedder = embedder
+        self.dense_weight = dense_weight
+        self.kind_weight = kind_weight
+        self.source_weight = source_weight
+        self.max_points = max_points
 
-    def write(self, question: str, sources: list[Source], terms: list[str], weights: dict[str, float]) -> Draft:
+    def write(self, question: str, sources: list[Source], terms: list[str], weights: dict[str, float], *,
+              units: Mapping[str, str] | None = None) -> Draft:
+        """The answer to ``question`` from ``sources``; ``units`` (stored unit texts by id, optional) lets a
+        lead-in count the points that continue past the end of its chunk ("… and N more")."""
         q = {stem(t): weights.get(t, 1.0) for t in terms}
         total = sum(q.values()) or 1.0
-        want = answer_type(question) or ("number" if _AMOUNT.search(question) else None)
-        scored: list[tuple[float, int, str, set[str]]] = []
-        for rank, s in enumerate(sources):
-            for sent in sentences(s.text):
-                text = " ".join(sent.text.split())
-                if len(words(text)) < 5:
-                    continue
-                st = {stem(w) for w in words(text)} | {stem(w) for w in words(s.heading)}
-                cov = sum(w for t, w in q.items() if t in st) / total
-                # a "how much / when / who" question wants a sentence holding an amount, a date, a name
-                typed = 0.1 if want is not None and has_type(text, want, question) else 0.0
-                # direct hits first at equal coverage; a short, dense sentence beats a long one
-                # the chunk's similarity to the question breaks ties between sentences covering as much
-                scored.append((cov + typed + 0.3 * s.score - 0.01 * rank - 0.0001 * min(len(text), 600), s.n, text,
-                               st))
-        scored.sort(key=lambda x: -x[0])
-        picked: list[tuple[int, str]] = []
-        covered: set[str] = set()
-        for score, n, text, st in scored:
-            if len(picked) >= self.max_sentences:
-                break
-            gain = sum(w for t, w in q.items() if t in st and t not in covered) / total
-            if picked and gain < self.min_gain:
-                continue
-            if not picked and score <= 0:
-                break
-            picked.append((n, text))
-            covered |= {t for t in q if t in st}
-        if not picked:
+        kind = analyse(question).kind
+        cands = [c for c in _all_candidates(sources, units or {}) if not c.outside]
+        if not cands:
             return Draft(answer="", claims=[], writer=self.name, refused=True,
                          reason="no source sentence talks about the question")
-        claims = [DraftClaim(text=_ENUM.sub("", t).rstrip(" ;:,"), cited=[n]) for n, t in picked]
-        labels = {s.n: s.label for s in sources}
-        answer = " ".join(f"{labels[c.cited[0]]}: “{_end(c.text)}” [{c.cited[0]}]" for c in claims)
-        return Draft(answer=answer, claims=claims, writer=self.name)
+        for c in cands:
+            c.covered = {t for t in q if t in c.stems}
+            c.cov = sum(q[t] for t in c.covered) / total
+        dense = self._cosines(question, cands)
+        for i, c in enumerate(cands):
+            fit = fits_kind(c.text, kind, lead_in=bool(c.points), point=c.lead is not None, question=question)
+            c.score = (c.cov + self.dense_weight * dense[i] + self.kind_weight * fit
+                       + self.source_weight * c.src.score - 0.01 * c.rank - 0.0001 * min(len(c.text), 600))
+        groups = self._pick(cands, kind, q, total)
+        if not groups:
+            return Draft(answer="", claims=[], writer=self.name, refused=True,
+                         reason="no source sentence talks about the question")
+        return self._compose(question, kind, groups)
+
+    def _cosines(self, question: str, cands: list[_Cand]) -> list[float]:
+        if self.embedder is None or self.dense_weight == 0:
+            return [0.0] * len(cands)
+        try:
+            vecs = embed_cached(self.embedder, [question] + [c.context for c in cands])
+        except Exception as e:  # noqa: BLE001 - a failing model must not cost the answer
+            logging.getLogger(__name__).warning("sentence embeddings failed (%s); ranking without them", e)
+            return [0.0] * len(cands)
+        qv, sv = vecs[0], vecs[1:]
+        norms = np.linalg.norm(sv, axis=1) * (np.linalg.norm(qv) or 1.0)
+        sims = (sv @ qv) / np.where(norms == 0, 1.0, norms)
+        return [float(x) for x in sims]
+
+    def _pick(self, cands: list[_Cand], kind: str, q: dict[str, float],
+              total: float) -> list[tuple[_Cand, list[_Cand], _Cand | None]]:
+        """Passages to quote, best first: the sentence that ranked and the candidates quoted for it (a
+        lead-in and its points, a point under its lead-in, or the sentence alone)."""
+        order = sorted(cands, key=lambda c: -c.score)
+        groups: list[tuple[_Cand, list[_Cand], _Cand | None]] = []
+        taken: set[int] = set()
+        covered: set[str] = set()
+        for c in order:
+            if len(groups) >= self.max_sentences:
+                break
+            if id(c) in taken:
+                continue
+            if not groups and c.score <= 0:
+                break
+            gain = sum(q[t] for t in c.covered - covered) / total
+            if groups and gain < self.min_gain:
+                continue
+            group, owner = self._group(c, kind)
+            if any(id(x) in taken for x in group):
+                continue
+            groups.append((c, group, owner))
+            for x in group:
+                taken.add(id(x))
+                covered |= x.covered
+        return groups
+
+    def _group(self, c: _Cand, kind: str) -> tuple[list[_Cand], _Cand | None]:
+        """The candidates quoted for ``c`` and the lead-in whose points they show (``None``: no list)."""
+        lead = c if c.points else c.lead
+        if lead is None:
+            return [c], None
+        chain = [lead]
+        while chain[0].lead is not None:  # a nested lead-in is shown under its own lead-in
+            chain.insert(0, chain[0].lead)
+        chain = [x for x in chain if not x.outside]  # a lead-in no source holds is not quoted
+        if c is not lead and kind != "list":
+            return chain + [c], lead  # the point that answers, under the lead-in that says what the points are
+        points = [p for p in lead.points if not p.outside]
+        if len(points) > self.max_points:
+            best = sorted(points, key=lambda p: -p.score)[: self.max_points]
+            if c is not lead and c not in best:
+                best[-1] = c
+            points = [p for p in points if p in best]
+        return chain + points, lead
+
+    def _compose(self, question: str, kind: str, groups: list[tuple[_Cand, list[_Cand], _Cand | None]]) -> Draft:
+        claims: list[DraftClaim] = []
+        lines: list[str] = []
+        notes: list[str] = []
+        if kind == "yes_no":
+            reading = yes_no_reading(question, groups[0][0])
+            if reading is None:
+                lines.append("The sources say:")
+            else:
+                first = groups[0][0].src
+                lines.append(f"{reading} (the writer's reading of {first.label} [{first.n}], quoted below):")
+                notes.append(f"the opening '{reading}' is the writer's reading of {first.label}, not a checked claim")
+        for _, group, owner in groups:
+            head = group[0]
+            for i, c in enumerate(group):
+                lines.append((f"{c.src.label}: " if i == 0 else "  ") + f"“{c.text}” [{c.src.n}]")
+                claims.append(DraftClaim(text=c.text, cited=[c.src.n], unit_id=c.src.unit_id,
+                                         start=c.src.start + c.start, end=c.src.start + c.end))
+            if owner is not None:
+                lead = owner
+                rest = [p for p in lead.points if p not in group]
+                if rest:
+                    names = ", ".join(p.marker for p in rest[:8] if p.marker) + (", …" if len(rest) > 8 else "")
+                    lines.append(f"  … and {len(rest)} more of {head.src.label}" + (f" ({names})" if names else ""))
+        return Draft(answer="\n".join(lines), claims=claims, writer=self.name, notes=notes)
 
 
-_AMOUNT = re.compile(r"\b(maximum|minimum|highest|lowest|largest|smallest|up to|at most|at least|amount|fine|fines|"
-                     r"penalty|penalties|deadline|period|percentage|threshold)\b", re.I)
-_ENUM = re.compile(r"^\s*(?:\(?[a-z]{1,4}\)|\(?\d{1,3}[.)]|\d+(?:\.\d+)+\.?)\s+")
+_POINT = re.compile(r"^\s*(?:\((?P<paren>[a-z]{1,4}|\d{1,3})\)|(?P<num>\d{1,3}(?:\.\d{1,3})*)\.(?=\s)|"
+                    r"(?P<letter>[A-Z])\.(?=\s)|(?P<bullet>[—–•*-])(?=\s))")
+_ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10, "xi": 11,
+          "xii": 12, "xiii": 13, "xiv": 14, "xv": 15}
+_TITLE = re.compile(r"[.;:!?,][\"'”’)\]]*$")
 
 
-def _end(text: str) -> str:
-    return text if text.endswith((".", "!", "?")) else text + "."
+@dataclass(eq=False)
+class _Cand:
+    src: Source
+    rank: int
+    start: int
+    """Offsets in the source's text (the chunk); the source's own ``start`` places them in the unit."""
+    end: int
+    text: str
+    stems: set[str]
+    marker: str = ""
+    """The enumerator of a point: ``(a)``, ``3.``, ``—``; empty for other sentences."""
+    lead: _Cand | None = None
+    points: list[_Cand] = field(default_factory=list)
+    covered: set[str] = field(default_factory=set)
+    cov: float = 0.0
+    score: float = 0.0
+    outside: bool = False
+    """Not in any source (read from the unit text): counted as a point, never quoted."""
+    ustart: int = 0
+    """Offset in the unit text, for reading the sources of one unit in order."""
+
+    @property
+    def context(self) -> str:
+        """What the sentence says read in place: a point is read after its lead-in(s), which say what the
+        points are ("The following practices shall be prohibited:" + "(f) ... emotions ... workplace")."""
+        return self.text if self.lead is None else f"{self.lead.context} {self.text}"
+
+
+def _key(m: re.Match[str]) -> tuple[str, int, str]:
+    """(style, value, prefix) of an enumerator, for telling the next point from a nested one."""
+    if m.group("paren"):
+        v = m.group("paren")
+        if v.isdigit():
+            return "paren-num", int(v), ""
+        return "alpha", ord(v[0]) - 96 if len(v) == 1 else 0, v
+    if m.group("num"):
+        parts = m.group("num").split(".")
+        return f"num{len(parts)}", int(parts[-1]), ".".join(parts[:-1])
+    if m.group("letter"):
+        return "letter", ord(m.group("letter")) - 64, ""
+    return "bullet", 0, m.group("bullet")
+
+
+def _follows(prev: tuple[str, int, str], m: re.Match[str]) -> bool:
+    style, value, prefix = _key(m)
+    if prev[0] == "bullet":
+        return style == "bullet" and prefix == prev[2]
+    if prev[0] == "roman":
+        v = m.group("paren")
+        return bool(v) and _ROMAN.get(v, 0) == prev[1] + 1
+    if prev[0] == "alpha":
+        return style == "alpha" and len(prefix) == 1 and value == prev[1] + 1
+    return style == prev[0] and value == prev[1] + 1 and prefix == prev[2]
+
+
+def _first_key(m: re.Match[str]) -> tuple[str, int, str]:
+    if m.group("paren") == "i":
+        return "roman", 1, ""  # "(i)" opens a roman list; "(a)" an alphabetic one
+    return _key(m)
+
+
+def _quotable(text: str) -> bool:
+    n = len(words(text))
+    return n >= 2 and (n >= 8 or _TITLE.search(text) is not None)
+
+
+def _cand(src: Source, rank: int, start: int, end: int, text: str, heading: set[str], *, ustart: int,
+          outside: bool = False) -> _Cand:
+    m = _POINT.match(text)
+    return _Cand(src=src, rank=rank, start=start, end=end, text=text, stems={stem(w) for w in words(text)} | heading,
+                 marker=m.group(0).strip() if m else "", outside=outside, ustart=ustart)
+
+
+def _all_candidates(sources: list[Source], units: Mapping[str, str]) -> list[_Cand]:
+    """The sentences of the sources, whole (never cut at a length limit), with lead-ins linked to their
+    enumerated points. Title lines (no closing punctuation, a few words) are left out.
+
+    With a unit's stored text, the sources of one unit are read together in unit order, and the unit's
+    sentences outside every source are added as ``outside``: a lead-in in one chunk then finds its points
+    in another retrieved chunk of the same unit, and counts those that were not retrieved; an ``outside``
+    sentence is never quoted (the checker only sees the sources), nor is a piece of a sentence that a
+    chunk boundary cut."""
+    by_unit: dict[str, list[tuple[int, Source]]] = {}
+    for rank, src in enumerate(sources):
+        by_unit.setdefault(src.unit_id, []).append((rank, src))
+    out: list[_Cand] = []
+    for uid, group in by_unit.items():
+        text = units.get(uid)
+        if text is None or any(text[src.start:src.end] != src.text for _, src in group):
+            for rank, src in group:  # no unit text: each source on its own
+                heading = {stem(w) for w in words(src.heading)}
+                out += _link([_cand(src, rank, x.start, x.end, x.text, heading, ustart=src.start + x.start)
+                              for x in sentences(src.text, max_chars=None) if _quotable(x.text)])
+            continue
+        # the unit's sentences around its sources (a whole RFC is one unit: never segment all of it)
+        lo = max(0, min(src.start for _, src in group) - _AROUND_BEFORE)
+        hi = min(len(text), max(src.end for _, src in group) + _AROUND_AFTER)
+        whole = [x for x in _unit_sentences(text, lo, hi) if _quotable(x.text)]
+        spans = {(x.start, x.end) for x in whole}
+        cands: list[_Cand] = []
+        seen: set[tuple[int, int]] = set()
+        for rank, src in group:
+            heading = {stem(w) for w in words(src.heading)}
+            for x in sentences(src.text, max_chars=None):
+                key = (src.start + x.start, src.start + x.end)
+                if key in seen or not _quotable(x.text):
+                    continue
+                seen.add(key)
+                cands.append(_cand(src, rank, x.start, x.end, x.text, heading, ustart=key[0],
+                                   outside=key not in spans))  # a piece a chunk boundary cut is not quoted
+        rank0, src0 = group[0]
+        heading0 = {stem(w) for w in words(src0.heading)}
+        ranges = [(src.start, src.end) for _, src in group]
+        cands += [_cand(src0, rank0, x.start - src0.start, x.end - src0.start, x.text, heading0, ustart=x.start,
+                        outside=True)
+                  for x in whole if not any(a < x.end and x.start < b for a, b in ranges)]
+        cands.sort(key=lambda c: (c.ustart, c.outside))
+        out += _link(cands)
+    return out
+
+
+_AROUND_BEFORE = 5_000
+_AROUND_AFTER = 20_000
+
+
+@lru_cache(maxsize=256)
+def _unit_sentences(text: str, lo: int, hi: int) -> tuple[Sentence, ...]:
+    """Whole sentences of ``text[lo:hi]`` with offsets into ``text`` (cached: a unit is read once per run
+    and often again by the next question)."""
+    return tuple(Sentence(lo + x.start, lo + x.end, x.text) for x in sentences(text[lo:hi], max_chars=None))
+
+
+def _link(out: list[_Cand]) -> list[_Cand]:
+    """Link each lead-in (a sentence ending with a colon) to the enumerated points that follow it."""
+    for i, c in enumerate(out):
+        if not c.text.rstrip().endswith(":"):
+            continue
+        prev: tuple[str, int, str] | None = None
+        nested = False  # inside the points of a point that is itself a lead-in
+        last = c
+        for p in out[i + 1:]:
+            m = _POINT.match(p.text)
+            if m is None:
+                break
+            opens = last.text.rstrip().endswith(":")
+            if prev is None:
+                prev = _first_key(m)
+            elif not (opens and m.group("paren") == "i") and _follows(prev, m):
+                prev = (prev[0], prev[1] + 1, prev[2]) if prev[0] in ("roman", "alpha") else _key(m)
+                nested = False
+            elif opens or nested:
+                nested = True  # "(c) ... the following:" then "(i)", "(ii)": (c)'s points, not the list's
+                last = p
+                continue
+            else:
+                break  # another enumeration (the next numbered paragraph): the list has ended
+            last = p
+            if p.lead is None:
+                p.lead = c
+            c.points.append(p)
+    for c in out:  # a point's words include its lead-in's (outermost first, so nested points get all)
+        if c.lead is not None:
+            c.stems |= c.lead.stems
+    return out
+
+
+_PERMIT_Q = re.compile(r"^\W*(?:(?:and|so|but|also|now)\W+)?(?:can|could|may|might)\b|\b(?:is|are) (?:it|we|they|"
+                       r"you|\w+) (?:\w+ ){0,2}(?:allowed|permitted|lawful|legal|ok)\b|\bis it (?:allowed|permitted|"
+                       r"lawful|legal|ok)\b", re.I)
+_DUTY_Q = re.compile(r"\b(?:have|has|need|needs) to\b|\bmust\b|\b(?:obliged|required|obligated) to\b|"
+                     r"\bdo (?:we|they|you|i) need\b|\bshall\b", re.I)
+_APPLY_Q = re.compile(r"^\W*(?:does|do|is|are|will)\b.*\b(?:apply|applies|cover|covers|covered)\b", re.I)
+_PROHIBITED = re.compile(r"\b(?:shall|is|are) (?:be )?prohibited\b|\bshall not be (?:placed|put|used|permitted)\b",
+                         re.I)
+_NOT_APPLY = re.compile(r"\b(?:does|do|shall) not apply\b", re.I)
+# a duty: "shall" followed by an action (not "shall not", not the classification "shall be considered")
+_DUTY = re.compile(r"\b(?:shall|must)(?: \w+ly)? (?!not\b|be\b|apply\b|mean\b|have\b)\w+|\bshall be (?:subject|"
+                   r"required|obliged)\b|\bshall have the right\b", re.I)
+
+
+def yes_no_reading(question: str, picked: _Cand) -> str | None:
+    """``"Yes"`` / ``"No"`` when the sentence that answers states a rule that settles the question,
+    else ``None`` (the writer then opens with "The sources say:").
+
+    Conservative by design. The sentence (with its lead-in, for a point) must hold at least
+    :data:`READING_COVERAGE` of the question's IDF-weighted terms, and only three readings are made:
+
+    * a permission question ("Can we ...?", "Is it lawful to ...?") answered by a prohibition
+      ("shall be prohibited", or a point under a lead-in that says so) → ``No``;
+    * a scope question ("Does the Act apply to ...?") answered by "does not apply" → ``No``;
+    * a duty question ("Do we have to ...?", "Are providers obliged to ...?") answered by a duty
+      ("shall" with an action, "shall have the right") with no "does not apply" or prohibition beside it
+      → ``Yes``.
+
+    A lead-in quoted for its list never settles a question alone (the list may not hold the asked case).
+    """
+    if picked.points or picked.text.rstrip().endswith(":") or picked.cov < READING_COVERAGE:
+        return None
+    text = picked.text
+    lead = picked.lead.text if picked.lead is not None and not picked.lead.outside else ""  # only what is quoted
+    duty_q = bool(_DUTY_Q.search(question) or re.match(r"^\W*(?:is|are) \w+(?: \w+)? (?:obliged|required)\b",
+                                                        question, re.I))
+    if _PERMIT_Q.search(question) and not duty_q:
+        return "No" if _PROHIBITED.search(text) or _PROHIBITED.search(lead) else None
+    if _APPLY_Q.search(question) and not duty_q:
+        return "No" if _NOT_APPLY.search(text) else None
+    if duty_q and _DUTY.search(text) and not _NOT_APPLY.search(text) and not _PROHIBITED.search(text + " " + lead):
+        return "Yes"
+    return None
+
+
+READING_COVERAGE = 0.5
+"""Share of the question's weighted terms the settling sentence must hold (a prior, not fitted: half the
+question's content must be in the rule before the writer reads a Yes or No out of it)."""
+
+
+_VEC_CACHE: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_VEC_CACHE_SIZE = 20_000
+
+
+def embed_cached(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    """``embedder.embed(texts)`` with the vectors of texts seen before (same model) reused; missing
+    texts are embedded in one batch."""
+    model = getattr(embedder, "model_id", type(embedder).__name__)
+    missing = list(dict.fromkeys(t for t in texts if (model, t) not in _VEC_CACHE))
+    if missing:
+        for t, v in zip(missing, embedder.embed(missing)):
+            _VEC_CACHE[(model, t)] = np.asarray(v, dtype=np.float32)
+        while len(_VEC_CACHE) > _VEC_CACHE_SIZE:
+            _VEC_CACHE.popitem(last=False)
+    return np.vstack([_VEC_CACHE[(model, t)] for t in texts])
 
 
 SYSTEM = ("You answer questions for compliance reviewers strictly from the numbered sources given. "
