@@ -40,6 +40,25 @@ class Part(BaseModel):
     title: str = ""
 
 
+ContainerKind = Literal["part", "title", "chapter", "section", "schedule"]
+
+
+class Container(BaseModel):
+    """Structure above a unit that the source states: ``Chapter II — Prohibited AI practices``.
+    ``id`` is unique in the corpus (``chapter-iii-section-2``); ``label`` is how the source
+    names it (``Section 2``), ``title`` its heading as printed in the source (may be empty)."""
+
+    id: str
+    kind: ContainerKind
+    label: str
+    title: str = ""
+
+    @property
+    def display(self) -> str:
+        """``Chapter II — Prohibited AI practices`` (the label alone when it has no title)."""
+        return f"{self.label} — {self.title}" if self.title else self.label
+
+
 class Unit(BaseModel):
     """A structural unit that references point at: ``article-6``, ``annex-3``, ``pep-8``."""
 
@@ -51,6 +70,9 @@ class Unit(BaseModel):
     title: str = ""
     text: str
     parts: list[Part] = Field(default_factory=list)
+    containers: list[Container] = Field(default_factory=list)
+    """The containers the unit sits in, outermost first (Chapter III, then its Section 2);
+    empty when the source states none above the unit."""
     meta: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -66,8 +88,12 @@ class Unit(BaseModel):
 
     @property
     def lead_in(self) -> str:
-        """Heading lead-in prepended to chunk text for embedding and display."""
-        return f"{self.heading}. {self.title}." if self.title else f"{self.heading}."
+        """Heading lead-in prepended to chunk text for embedding and display; the titles of the
+        unit's containers follow, so a question about a chapter's topic finds its articles:
+        ``Article 5. Prohibited AI practices. Chapter II — Prohibited AI practices.``"""
+        lead = f"{self.heading}. {self.title}." if self.title else f"{self.heading}."
+        within = "; ".join(c.display for c in self.containers if c.title)
+        return f"{lead} {within}." if within else lead
 
     def part_text(self, label: str) -> str:
         for p in self.parts:
@@ -114,6 +140,10 @@ class Reference(BaseModel):
     dst_unit: str | None = None
     dst_part: str | None = None
     resolved: bool = False
+    container: str | None = None
+    """Set when the reference names a container (``Chapters I and II``): the id of the container
+    whose member ``dst_unit`` is. A container reference is stored as one reference per member,
+    all with the same ``raw`` and offsets (see :mod:`ingest.containers`)."""
 
     @property
     def target_label(self) -> str:

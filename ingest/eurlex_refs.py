@@ -88,10 +88,88 @@ def _annex_items(items: str) -> list[int]:
 
 
 def extract_references(unit: Unit) -> list[Reference]:
-    """All explicit references in the unit's text and title, with offsets and (unresolved) targets."""
-    refs = _extract(unit, unit.text, in_title=False)
+    """All explicit references in the unit's text and title, with offsets and (unresolved) targets.
+    A reference to a chapter or section comes with ``container`` set and no target; expand it
+    with :func:`ingest.containers.expand`."""
+    refs = _extract(unit, unit.text, in_title=False) + _containers(unit, unit.text, in_title=False)
     if unit.title:
-        refs += _extract(unit, unit.title, in_title=True)
+        refs += _extract(unit, unit.title, in_title=True) + _containers(unit, unit.title, in_title=True)
+    return refs
+
+
+_ROMANS = r"[IVXLC]+(?:(?:\s*,\s*|\s+(?:and|or|to)\s+)[IVXLC]+)*"
+_DIGITS = r"\d+(?:(?:\s*,\s*|\s+(?:and|or|to)\s+)\d+)*"
+# "Chapters I and II", "Chapter III, Section 2", "Chapter III Section 4", "Chapter V, Sections 2 and 3"
+_CHAPTERS = re.compile(rf"\bChapters?\s+(?P<chapters>{_ROMANS})\b(?:,?\s+Sections?\s+(?P<sections>{_DIGITS})\b)?")
+# "Section 2 of this Chapter", "Sections 2 and 3 of Chapter V", and a bare "Section 2" (of this chapter)
+_SECTIONS = re.compile(rf"\bSections?\s+(?P<sections>{_DIGITS})\b(?![.(]\d)"
+                       r"(?:\s+of\s+(?:(?P<this>this\s+Chapter)|Chapter\s+(?P<chapter>[IVXLC]+)\b))?")
+_THIS = re.compile(r"\b[Tt]his\s+(?P<kind>Chapter|Section|Title|Part)\b")
+
+
+def _numbers(items: str, numeral: bool) -> list[str]:
+    """``"I and II"`` → I, II; ``"2 to 4"`` → 2, 3, 4 (numerals stay numerals)."""
+    found = re.findall(r"[IVXLC]+" if numeral else r"\d+", items)
+    values = [roman_to_int(n) if numeral else int(n) for n in found]
+    if re.search(r"\bto\b", items) and len(values) == 2 and 0 < values[1] - values[0] <= _RANGE_CAP:
+        values = list(range(values[0], values[1] + 1))
+    return [_int_to_roman(v) if numeral else str(v) for v in values]
+
+
+def _int_to_roman(n: int) -> str:
+    out = ""
+    for value, digits in ((100, "C"), (90, "XC"), (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"),
+                          (4, "IV"), (1, "I")):
+        while n >= value:
+            out += digits
+            n -= value
+    return out
+
+
+def _external_at(text: str, pos: int) -> bool:
+    """True when what follows ``pos`` names another act (``, of Regulation (EU) 2019/1020``)."""
+    return bool(_EXTERNAL.match(text, pos + len(text[pos:]) - len(text[pos:].lstrip(" ,"))))
+
+
+def _containers(unit: Unit, text: str, *, in_title: bool) -> list[Reference]:
+    """References to chapters and sections of this act, one per container named, each with
+    ``container`` set to the container id (``chapter-iii-section-2``) and no target yet. "this
+    Chapter" and a bare "Section 2" are read against the unit's own containers; a container of
+    another act, or a relative one the unit does not sit in, is not a reference of this act."""
+    own = {c.kind: c for c in unit.containers}
+    chapter = own.get("chapter")
+    found: list[tuple[int, int, list[str]]] = []
+    for m in _CHAPTERS.finditer(text):
+        chapters = [f"chapter-{n.lower()}" for n in _numbers(m.group("chapters"), numeral=True)]
+        if m.group("sections"):
+            ids = [f"{chapters[-1]}-section-{n}" for n in _numbers(m.group("sections"), numeral=False)]
+        else:
+            ids = chapters
+        found.append((m.start(), m.end(), ids))
+    for m in _SECTIONS.finditer(text):
+        if m.group("chapter"):
+            base = f"chapter-{m.group('chapter').lower()}"
+        elif chapter is not None:
+            base = chapter.id
+        else:
+            continue
+        found.append((m.start(), m.end(), [f"{base}-section-{n}" for n in _numbers(m.group("sections"), False)]))
+    for m in _THIS.finditer(text):
+        mine = own.get(m.group("kind").lower())
+        if mine is not None:
+            found.append((m.start(), m.end(), [mine.id]))
+    refs: list[Reference] = []
+    end_of_last = -1
+    # The longest reading at each place wins: "Section 2 of this Chapter" over its "this Chapter".
+    for start, end, ids in sorted(found, key=lambda f: (f[0], f[0] - f[1])):
+        if start < end_of_last:
+            continue
+        end_of_last = end
+        if _external_at(text, end):
+            continue
+        for cid in dict.fromkeys(ids):
+            refs.append(Reference(src_unit=unit.unit_id, src_part=None if in_title else part_at(unit, start),
+                                  start=start, end=end, raw=text[start:end], in_title=in_title, container=cid))
     return refs
 
 
