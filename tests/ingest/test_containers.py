@@ -1,0 +1,126 @@
+"""Structure above the unit: containers recorded by the adapters and container references
+expanded to their members (ingest/containers.py)."""
+
+import pytest
+
+from anchor_core.indexing import resolve_references
+from anchor_core.models import Container, Reference
+from ingest import get_adapter
+from ingest.containers import FANOUT_LIMIT, containers_of, expand, members
+from ingest.eurlex import heading_title
+from ingest.eurlex_refs import extract_references
+from tests.conftest import SHARED, unit
+
+
+@pytest.fixture(scope="module")
+def aiact():
+    return get_adapter("aiact").load(None)
+
+
+def _chapter(cid: str, label: str, title: str = "") -> Container:
+    return Container(id=cid, kind="chapter" if "section" not in cid else "section", label=label, title=title)
+
+
+def test_members_follow_unit_order_and_nesting():
+    ch, sec = _chapter("chapter-iii", "Chapter III"), _chapter("chapter-iii-section-2", "Section 2")
+    units = [unit("article-6", "a"), unit("article-8", "b"), unit("article-9", "c"), unit("annex-1", "d")]
+    units[0].containers = [ch]
+    units[1].containers = units[2].containers = [ch, sec]
+    assert members(units) == {"chapter-iii": ["article-6", "article-8", "article-9"],
+                              "chapter-iii-section-2": ["article-8", "article-9"]}
+    assert set(containers_of(units)) == {"chapter-iii", "chapter-iii-section-2"}
+
+
+def test_expand_makes_one_reference_per_member_and_leaves_the_rest():
+    plain = Reference(src_unit="article-9", start=0, end=9, raw="Article 6", dst_unit="article-6")
+    cref = Reference(src_unit="article-113", start=4, end=21, raw="Chapters I and II", container="chapter-ii")
+    unknown = Reference(src_unit="article-113", start=30, end=40, raw="Chapter XX", container="chapter-xx")
+    out = expand([plain, cref, unknown], {"chapter-ii": ["article-5", "article-5a"]})
+    assert out[0] == plain
+    assert [(r.dst_unit, r.container, r.raw, r.start) for r in out[1:3]] == [
+        ("article-5", "chapter-ii", "Chapters I and II", 4), ("article-5a", "chapter-ii", "Chapters I and II", 4)]
+    assert out[3] == unknown  # nothing to expand to: stays one unresolved reference
+
+
+def test_fan_out_is_bounded():
+    wide = {"chapter-x": [f"article-{i}" for i in range(FANOUT_LIMIT + 1)]}
+    cref = Reference(src_unit="s", start=0, end=9, raw="Chapter X", container="chapter-x")
+    assert expand([cref], wide) == [cref]
+    assert len(expand([cref], wide, limit=FANOUT_LIMIT + 1)) == FANOUT_LIMIT + 1
+    with pytest.raises(ValueError, match="at least 1"):
+        expand([cref], wide, limit=0)
+
+
+def test_capitals_headings_keep_the_words_the_text_writes_in_capitals():
+    assert heading_title("PROHIBITED AI PRACTICES", {"AI"}) == "Prohibited AI practices"
+    assert heading_title("GENERAL PROVISIONS", {"AI"}) == "General provisions"
+    assert heading_title("Rights of the data subject", set()) == "Rights of the data subject"
+
+
+def test_aiact_articles_sit_in_their_chapter_and_section(aiact):
+    by_id = {u.unit_id: u for u in aiact.units}
+    assert [c.display for c in by_id["article-5"].containers] == ["Chapter II — Prohibited AI practices"]
+    assert [c.id for c in by_id["article-10"].containers] == ["chapter-iii", "chapter-iii-section-2"]
+    assert by_id["article-10"].containers[1].title == "Requirements for high-risk AI systems"
+    assert by_id["annex-3"].containers == [] and by_id["recital-1"].containers == []  # never invented
+    held = members(aiact.units)
+    assert held["chapter-ii"] == ["article-5"]
+    assert held["chapter-iii-section-2"] == [f"article-{n}" for n in range(8, 16)]
+    assert len(held["chapter-iii"]) == 44
+
+
+def test_article_113_leads_back_from_article_5(aiact):
+    """ "Chapters I and II shall apply from 2 February 2025": a backward lead from Article 5."""
+    refs, _ = resolve_references(aiact.units, aiact.references)
+    into5 = [r for r in refs if r.dst_unit == "article-5" and r.src_unit == "article-113"]
+    assert [(r.raw, r.container, r.resolved) for r in into5] == [("Chapters I and II", "chapter-ii", True)]
+    a113 = next(u for u in aiact.units if u.unit_id == "article-113")
+    assert "2 February 2025" in a113.text[into5[0].start:into5[0].end + 40]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("the requirements set out in Chapter III, Section 2 apply", [("Chapter III, Section 2", "chapter-iii-section-2")]),
+    ("Chapter III Section 4, Chapter V and", [("Chapter III Section 4", "chapter-iii-section-4"),
+                                              ("Chapter V", "chapter-v")]),
+    ("obligations in Sections 2 and 3 of Chapter V", [("Sections 2 and 3 of Chapter V", "chapter-v-section-2"),
+                                                      ("Sections 2 and 3 of Chapter V", "chapter-v-section-3")]),
+    ("set out in Section 2 of this Chapter or", [("Section 2 of this Chapter", "chapter-iii-section-2")]),
+    ("the requirements set out in Section 2;", [("Section 2", "chapter-iii-section-2")]),
+    ("laid down in this Chapter", [("this Chapter", "chapter-iii")]),
+    ("as provided for in this Section", [("this Section", "chapter-iii-section-3")]),
+    ("Chapters I and II shall apply", [("Chapters I and II", "chapter-i"), ("Chapters I and II", "chapter-ii")]),
+    # another act's chapters are not this act's containers
+    ("as set out in Chapter II of Regulation (EU) 2022/2065", []),
+    ("Chapter III, Section 2, of that Regulation shall", []),
+    ("Chapter VI of Regulation (EU) 2019/1020 shall apply", []),
+    # annex sections are parts of an annex, not containers
+    ("listed in Section A of Annex I", []),
+])
+def test_container_reference_grammar(text, expected):
+    src = unit("article-16", text)
+    src.containers = [_chapter("chapter-iii", "Chapter III"), _chapter("chapter-iii-section-3", "Section 3")]
+    got = [(r.raw, r.container) for r in extract_references(src) if r.container]
+    assert got == expected
+
+
+def test_relative_references_need_a_container_to_be_relative_to():
+    src = unit("annex-4", "the requirements set out in Section 2 and this Chapter", kind="annex")
+    assert [r for r in extract_references(src) if r.container] == []
+
+
+def test_aiact_gains_references_and_none_unresolved(aiact):
+    refs, _ = resolve_references(aiact.units, aiact.references)
+    container = [r for r in refs if r.container]
+    assert container and all(r.resolved for r in container)
+    written = {(r.src_unit, r.in_title, r.start, r.end) for r in container}
+    assert len(written) >= 60  # "Chapter III, Section 2" alone is written over 30 times
+
+
+@pytest.mark.skipif(not (SHARED / "corpora" / "gdpr").exists(), reason="shared GDPR corpus not present")
+def test_gdpr_chapters_and_sections():
+    parsed = get_adapter("gdpr").load(SHARED / "corpora" / "gdpr")
+    by_id = {u.unit_id: u for u in parsed.units}
+    assert [c.display for c in by_id["article-12"].containers] == [
+        "Chapter III — Rights of the data subject", "Section 1 — Transparency and modalities"]
+    refs, _ = resolve_references(parsed.units, parsed.references)
+    assert any(r.container == "chapter-ix" and r.resolved for r in refs)
