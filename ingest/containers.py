@@ -21,6 +21,7 @@ has 44 articles), so there every container reference is expanded in full.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from anchor_core.models import Container, Reference, Unit
@@ -82,3 +83,32 @@ def expand(refs: Iterable[Reference], members: dict[str, list[str]], *,
             continue
         out += [r.model_copy(update={"dst_unit": unit_id, "dst_part": None}) for unit_id in held]
     return out
+
+
+_CAPS_WORD = re.compile(r"\b[A-Z][A-Z0-9]+\b")
+
+
+def capitals_kept(texts: Iterable[str]) -> set[str]:
+    """Words the text itself writes in capitals inside ordinary sentences (``AI``, ``CE``): an
+    all-capitals heading keeps them when it is set in sentence case."""
+    kept: set[str] = set()
+    for t in texts:
+        if t != t.upper():
+            kept.update(_CAPS_WORD.findall(t))
+    return kept
+
+
+def heading_title(heading: str, capitals: set[str]) -> str:
+    """A container heading as a title: as printed, or, when printed in capitals
+    (``PROHIBITED AI PRACTICES``), in sentence case keeping the text's own capitalised words
+    (``Prohibited AI practices``).
+
+    >>> heading_title("PROHIBITED AI PRACTICES", {"AI"})
+    'Prohibited AI practices'
+    """
+    if heading != heading.upper():
+        return heading
+    out = [w if w in capitals else w.lower() for w in heading.split(" ")]
+    if out and out[0] not in capitals:
+        out[0] = out[0][:1].upper() + out[0][1:]
+    return " ".join(out)

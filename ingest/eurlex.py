@@ -22,7 +22,7 @@ from typing import ClassVar
 from anchor_core.errors import AdapterError
 from anchor_core.models import Container, Document, ParsedCorpus, Part, Unit
 from ingest.base import read_text, sha256_file
-from ingest.containers import expand, members
+from ingest.containers import capitals_kept, expand, heading_title, members
 from ingest.eurlex_refs import extract_references, roman_to_int
 
 _TABLE_RULE = re.compile(r"^\s*-+\|-+\s*$")
@@ -136,32 +136,6 @@ def _build_unit(d: _Draft, doc_id: str) -> Unit:
                 text=text, parts=parts, containers=d.containers, meta=d.meta)
 
 
-_CAPS_WORD = re.compile(r"\b[A-Z][A-Z0-9]+\b")
-
-
-def _capitals_kept(blocks: list[str]) -> set[str]:
-    """Words the text itself writes in capitals inside ordinary sentences (``AI``, ``CE``): an
-    all-capitals heading keeps them when it is set in sentence case."""
-    kept: set[str] = set()
-    for b in blocks:
-        if b != b.upper():
-            kept.update(_CAPS_WORD.findall(b))
-    return kept
-
-
-def heading_title(block: str, capitals: set[str]) -> str:
-    """A chapter or section heading as a title: as printed, or, when printed in capitals
-    (``PROHIBITED AI PRACTICES``), in sentence case keeping the text's own capitalised words
-    (``Prohibited AI practices``)."""
-    if block != block.upper():
-        return block
-    words = block.split(" ")
-    out = [w if w in capitals else w.lower() for w in words]
-    if out and out[0] not in capitals:
-        out[0] = out[0][:1].upper() + out[0][1:]
-    return " ".join(out)
-
-
 def _chapter(numeral: str, title: str = "") -> Container:
     return Container(id=f"chapter-{numeral.lower()}", kind="chapter", label=f"Chapter {numeral}", title=title)
 
@@ -174,7 +148,7 @@ def parse_regulation(markdown: str, doc_id: str) -> list[Unit]:
     """Split an EUR-Lex regulation into recital, article and annex units. Each article records the
     chapter (and section) it sits in as :attr:`Unit.containers`, with their titles."""
     blocks = blocks_of(markdown)
-    capitals = _capitals_kept(blocks)
+    capitals = capitals_kept(blocks)
     drafts: list[_Draft] = []
     state = "preamble"
     chapter: Container | None = None

@@ -6,8 +6,7 @@ import pytest
 from anchor_core.indexing import resolve_references
 from anchor_core.models import Container, Reference
 from ingest import get_adapter
-from ingest.containers import FANOUT_LIMIT, containers_of, expand, members
-from ingest.eurlex import heading_title
+from ingest.containers import FANOUT_LIMIT, containers_of, expand, heading_title, members
 from ingest.eurlex_refs import extract_references
 from tests.conftest import SHARED, unit
 
@@ -124,3 +123,21 @@ def test_gdpr_chapters_and_sections():
         "Chapter III — Rights of the data subject", "Section 1 — Transparency and modalities"]
     refs, _ = resolve_references(parsed.units, parsed.references)
     assert any(r.container == "chapter-ix" and r.resolved for r in refs)
+
+
+def test_adgm_passages_sit_in_the_chapters_sections_and_parts_the_source_heads():
+    from ingest.adgm import AdgmAdapter
+    from tests.ingest.test_adgm import DATA
+
+    parsed = AdgmAdapter().load(DATA)
+    by_pid = {(u.doc_id, u.meta["passage_id"]): u for u in parsed.units}
+    rule = by_pid[("adgm-1", "3.2.1.(1)")]
+    assert [(c.kind, c.label, c.title) for c in rule.containers] == [
+        ("chapter", "Chapter 3", "Customers"), ("section", "Section 3.2", "Risk-based approach")]
+    reg = by_pid[("adgm-2", "Part 6.Chapter 1.60.(1)")]
+    assert [c.display for c in reg.containers] == ["Part 6 — Official List of Securities",
+                                                   "Chapter 1 — Offer of Securities"]
+    assert by_pid[("adgm-1", "1.")].containers == []  # a heading is not inside itself
+    assert by_pid[("adgm-2", "Part 8.92.(1)")].containers[0].id != reg.containers[0].id
+    held = members(parsed.units)
+    assert len({c.id for u in parsed.units for c in u.containers}) == len(held)
