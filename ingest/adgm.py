@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from anchor_core.errors import AdapterError
-from anchor_core.models import Container, Document, ParsedCorpus, Reference, Unit
+from anchor_core.models import Container, ContainerKind, Document, ParsedCorpus, Reference, Unit
 from ingest.base import read_text, require_dir, sha256_file, tidy
 from ingest.containers import capitals_kept, heading_title
 
@@ -375,6 +375,7 @@ def _between(a: str, b: str) -> list[str]:
     return [f"{ma.group(1)}{x}{ma.group(3)}" for x in range(lo + 1, hi)]
 
 
+_KINDS: dict[str, ContainerKind] = {"part": "part", "chapter": "chapter", "schedule": "schedule", "section": "section"}
 _NAMED_LEVEL = re.compile(r"(Part|PART|Chapter|CHAPTER|Schedule|SCHEDULE) ?(\d+[A-Z]?)\.?")
 _NUMBERED = re.compile(r"\d+(?:\.\d+)*")
 
@@ -410,7 +411,7 @@ def _containers(doc: _Doc, capitals: set[str]) -> dict[str, list[Container]]:
         for level, kind, label in _container_levels(pid, doc.has_rules):
             if level in heads:
                 key = re.sub(r"[^a-z0-9.]+", "-", level.lower()).strip("-")
-                found.append(Container(id=f"{doc.doc_id}:{kind}:{key}", kind=kind, label=label,  # type: ignore[arg-type]
+                found.append(Container(id=f"{doc.doc_id}:{kind}:{key}", kind=_KINDS[kind], label=label,
                                        title=heading_title(heads[level], capitals)))
         if found:
             out[uid] = found

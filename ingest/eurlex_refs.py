@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from anchor_core.models import Reference, Unit
+from anchor_core.models import Container, Reference, Unit
 from ingest.base import part_at
 
 ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
@@ -136,7 +136,9 @@ def _containers(unit: Unit, text: str, *, in_title: bool) -> list[Reference]:
     ``container`` set to the container id (``chapter-iii-section-2``) and no target yet. "this
     Chapter" and a bare "Section 2" are read against the unit's own containers; a container of
     another act, or a relative one the unit does not sit in, is not a reference of this act."""
-    own = {c.kind: c for c in unit.containers}
+    if "Chapter" not in text and "Section" not in text and "his Title" not in text and "his Part" not in text:
+        return []  # most units name no container; the scans below are the slow part of loading
+    own: dict[str, Container] = {c.kind: c for c in unit.containers}
     chapter = own.get("chapter")
     found: list[tuple[int, int, list[str]]] = []
     for m in _CHAPTERS.finditer(text):

@@ -127,8 +127,8 @@ def index_body(*, dim: int = DEFAULT_DIM, shards: int = 1, replicas: int = 1, en
                            "index_options": {"type": "int8_hnsw", "m": m, "ef_construction": ef_construction}},
                 "groups": kw, "public": {"type": "boolean"},
                 # references
-                "src_unit": kw, "src_part": kw, "dst_unit": kw, "dst_part": kw,
-                "resolved": {"type": "boolean"}, "in_title": {"type": "boolean"}, "container": kw, "raw": stored_only_text,
+                "src_unit": kw, "src_part": kw, "dst_unit": kw, "dst_part": kw, "container": kw,
+                "resolved": {"type": "boolean"}, "in_title": {"type": "boolean"}, "raw": stored_only_text,
                 # units, documents, the corpus record: the pydantic record as JSON, kept in _source only
                 "data": {"type": "object", "enabled": False},
                 "name": kw, "schema": {"type": "integer"}, "seq_end": {"type": "long"},
