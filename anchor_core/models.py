@@ -89,9 +89,10 @@ class Unit(BaseModel):
     @property
     def lead_in(self) -> str:
         """Heading lead-in prepended to chunk text for embedding and display. The titles of the
-        unit's containers are not part of it: measured on the AI Act dev set they cost direct hits
-        (a chapter title such as "High-risk AI systems" is shared by 44 articles and pulls them
-        above the annexes a question asks about); see ``ingest/containers.py``."""
+        unit's own containers are not part of it: measured on the AI Act dev set they cost direct
+        hits (a chapter title such as "High-risk AI systems" is shared by 44 articles and pulls
+        them above the annexes a question asks about). A chunk that *cites* a container carries
+        that container's title instead (:func:`anchor_core.indexing.name_cited_containers`)."""
         return f"{self.heading}. {self.title}." if self.title else f"{self.heading}."
 
     def part_text(self, label: str) -> str:

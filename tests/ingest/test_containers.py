@@ -141,3 +141,28 @@ def test_adgm_passages_sit_in_the_chapters_sections_and_parts_the_source_heads()
     assert by_pid[("adgm-2", "Part 8.92.(1)")].containers[0].id != reg.containers[0].id
     held = members(parsed.units)
     assert len({c.id for u in parsed.units for c in u.containers}) == len(held)
+
+
+def test_a_chunk_that_cites_a_container_carries_its_title_and_is_found_by_it(tmp_path):
+    from anchor_core.embeddings import HashEmbedder
+    from anchor_core.indexing import ingest
+    from anchor_core.models import Filters
+    from anchor_core.stores.sqlite import SQLiteStore
+    from tests.stores.contract import chaptered_corpus
+
+    parsed = chaptered_corpus()
+    inner = unit("article-6b", "The rules of this Chapter bind providers.")
+    inner.containers = list(parsed.units[0].containers)
+    parsed.units.append(inner)
+    parsed.references += expand([Reference(src_unit="article-6b", start=13, end=25, raw="this Chapter",
+                                           container="chapter-ii")], members(parsed.units))
+    store = SQLiteStore(tmp_path / "a.db")
+    ingest(store, HashEmbedder(), parsed, corpus="acts", adapter="test")
+    lead = {u: store.unit_chunks("acts", u, Filters())[0].lead for u in ("article-5", "article-9", "article-6b")}
+    assert lead["article-9"] == "article-9. (Chapter II — Prohibited practices)"
+    assert lead["article-5"] == "article-5." and lead["article-6b"] == "article-6b."  # members and self: unchanged
+    # "practices" is written only in the chapter's title: the provision that cites the chapter is found by it
+    hits = store.search_bm25("acts", ["practices"], 5, Filters())
+    assert [store.get_chunks("acts", [h])[h].unit_id for h, _ in hits] == ["article-9"]
+    ingest(store, HashEmbedder(), parsed, corpus="flat", adapter="test", chunking="fixed")
+    assert "Chapter II" not in store.unit_chunks("flat", "article-9", Filters())[0].lead
