@@ -27,6 +27,7 @@ from anchor_core.embeddings import Embedder
 from anchor_core.errors import AdapterError
 from anchor_core.models import Chunk, CorpusInfo, Document, Filters, ParsedCorpus, Reference, Unit, utcnow
 from anchor_core.stores.base import Store
+from anchor_core.text import query_terms, words
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +105,15 @@ def name_cited_containers(units: list[Unit], chunks: list[Chunk], refs: list[Ref
     for c in chunks:
         cited = [cid for start, end, in_title, cid in named.get(c.unit_id, [])
                  if in_title or (c.start < end and start < c.end)]
-        shown = [titles[cid].display for cid in dict.fromkeys(cited) if cid in titles and titles[cid].title]
+        if not cited:
+            out.append(c)
+            continue
+        have = {w.rstrip("s") for w in words(f"{c.lead} {c.text}")}
+        # A title whose words the chunk already has tells nothing new about it ("Requirements for
+        # high-risk AI systems" beside "the requirements set out in Chapter III, Section 2"); in the
+        # vector it only pulled the chunk towards every question on high-risk systems.
+        shown = [titles[cid].display for cid in dict.fromkeys(cited) if cid in titles and titles[cid].title
+                 and {w.rstrip("s") for w in query_terms(titles[cid].title)} - have]
         if shown and c.unit_id in by_unit:
             c = c.model_copy(update={"lead": f"{c.lead} ({'; '.join(shown)})".strip()})
         out.append(c)

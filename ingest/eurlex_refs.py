@@ -9,6 +9,7 @@ mistaken for a provision of this act.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 
 from anchor_core.models import Container, Reference, Unit
 from ingest.base import part_at
@@ -132,13 +133,24 @@ def _external_at(text: str, pos: int) -> bool:
 
 
 def _containers(unit: Unit, text: str, *, in_title: bool) -> list[Reference]:
-    """References to chapters and sections of this act, one per container named, each with
-    ``container`` set to the container id (``chapter-iii-section-2``) and no target yet. "this
-    Chapter" and a bare "Section 2" are read against the unit's own containers; a container of
-    another act, or a relative one the unit does not sit in, is not a reference of this act."""
+    return container_references(text, src_unit=unit.unit_id, within=unit.containers, in_title=in_title,
+                                part_of=None if in_title else (lambda at: part_at(unit, at)))
+
+
+def container_references(text: str, *, src_unit: str, within: Sequence[Container] = (), in_title: bool = False,
+                         part_of: Callable[[int], str | None] | None = None) -> list[Reference]:
+    """References to chapters and sections of this act written in ``text``, one per container
+    named, each with ``container`` set to the container id (``chapter-iii-section-2``) and no
+    target yet (:func:`ingest.containers.expand` makes them references to the members). "this
+    Chapter" and a bare "Section 2" are read against ``within``, the containers the text sits in
+    (none for a question); a container of another act is not a reference of this act.
+
+    >>> [(r.raw, r.container) for r in container_references("What do Chapters I and II cover?", src_unit="q")]
+    [('Chapters I and II', 'chapter-i'), ('Chapters I and II', 'chapter-ii')]
+    """
     if "Chapter" not in text and "Section" not in text and "his Title" not in text and "his Part" not in text:
         return []  # most units name no container; the scans below are the slow part of loading
-    own: dict[str, Container] = {c.kind: c for c in unit.containers}
+    own: dict[str, Container] = {c.kind: c for c in within}
     chapter = own.get("chapter")
     found: list[tuple[int, int, list[str]]] = []
     for m in _CHAPTERS.finditer(text):
@@ -170,7 +182,7 @@ def _containers(unit: Unit, text: str, *, in_title: bool) -> list[Reference]:
         if _external_at(text, end):
             continue
         for cid in dict.fromkeys(ids):
-            refs.append(Reference(src_unit=unit.unit_id, src_part=None if in_title else part_at(unit, start),
+            refs.append(Reference(src_unit=src_unit, src_part=part_of(start) if part_of else None,
                                   start=start, end=end, raw=text[start:end], in_title=in_title, container=cid))
     return refs
 

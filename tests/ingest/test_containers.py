@@ -153,16 +153,31 @@ def test_a_chunk_that_cites_a_container_carries_its_title_and_is_found_by_it(tmp
     parsed = chaptered_corpus()
     inner = unit("article-6b", "The rules of this Chapter bind providers.")
     inner.containers = list(parsed.units[0].containers)
-    parsed.units.append(inner)
+    said = unit("article-10", "The prohibited practice in Chapter II is a practice of record.")
+    parsed.units += [inner, said]
     parsed.references += expand([Reference(src_unit="article-6b", start=13, end=25, raw="this Chapter",
+                                           container="chapter-ii"),
+                                 Reference(src_unit="article-10", start=28, end=38, raw="Chapter II",
                                            container="chapter-ii")], members(parsed.units))
     store = SQLiteStore(tmp_path / "a.db")
     ingest(store, HashEmbedder(), parsed, corpus="acts", adapter="test")
     lead = {u: store.unit_chunks("acts", u, Filters())[0].lead for u in ("article-5", "article-9", "article-6b")}
     assert lead["article-9"] == "article-9. (Chapter II — Prohibited practices)"
     assert lead["article-5"] == "article-5." and lead["article-6b"] == "article-6b."  # members and self: unchanged
+    # a title whose words the chunk already has adds nothing
+    assert store.unit_chunks("acts", "article-10", Filters())[0].lead == "article-10."
     # "practices" is written only in the chapter's title: the provision that cites the chapter is found by it
     hits = store.search_bm25("acts", ["practices"], 5, Filters())
-    assert [store.get_chunks("acts", [h])[h].unit_id for h, _ in hits] == ["article-9"]
+    found = {store.get_chunks("acts", [h])[h].unit_id for h, _ in hits}
+    assert found == {"article-9", "article-10"}  # Article 10 by its own words; no member by the title
     ingest(store, HashEmbedder(), parsed, corpus="flat", adapter="test", chunking="fixed")
     assert "Chapter II" not in store.unit_chunks("flat", "article-9", Filters())[0].lead
+
+
+def test_a_question_naming_a_chapter_expands_to_its_articles(aiact):
+    from ingest.eurlex_refs import container_references
+
+    refs = container_references("Which practices does Chapter II prohibit?", src_unit="question")
+    assert [(r.raw, r.container, r.dst_unit) for r in refs] == [("Chapter II", "chapter-ii", None)]
+    assert [r.dst_unit for r in expand(refs, members(aiact.units))] == ["article-5"]
+    assert container_references("What does this Chapter say?", src_unit="question") == []  # nothing to be in
