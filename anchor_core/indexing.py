@@ -27,6 +27,7 @@ from anchor_core.embeddings import Embedder
 from anchor_core.errors import AdapterError
 from anchor_core.models import Chunk, CorpusInfo, Document, Filters, ParsedCorpus, Reference, Unit, utcnow
 from anchor_core.stores.base import Store
+from anchor_core.text import query_terms, words
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +84,40 @@ def resolve_references(units: list[Unit], refs: list[Reference]) -> tuple[list[R
         seen.add(key)
         out.append(r.model_copy(update={"resolved": target is not None, "dst_part": part}))
     return out, dropped_self
+
+
+def name_cited_containers(units: list[Unit], chunks: list[Chunk], refs: list[Reference]) -> list[Chunk]:
+    """Chunks whose text cites a container ("Chapters I and II shall apply from 2 February 2025")
+    get the titles of the containers cited in their lead (``Chapter II — Prohibited AI practices``),
+    so a question about the container's topic finds the provision that refers to it. A container
+    the citing unit itself sits in ("this Section") is left out: its title would be one more copy
+    of the title every member shares, which measured as a loss when put on every member's lead."""
+    by_unit = {u.unit_id: u for u in units}
+    own = {u.unit_id: {c.id for c in u.containers} for u in units}
+    named: dict[str, list[tuple[int, int, bool, str]]] = {}
+    for r in refs:
+        if r.container and r.container not in own.get(r.src_unit, set()):
+            named.setdefault(r.src_unit, []).append((r.start, r.end, r.in_title, r.container))
+    if not named:
+        return chunks
+    titles = {c.id: c for u in units for c in u.containers}
+    out: list[Chunk] = []
+    for c in chunks:
+        cited = [cid for start, end, in_title, cid in named.get(c.unit_id, [])
+                 if in_title or (c.start < end and start < c.end)]
+        if not cited:
+            out.append(c)
+            continue
+        have = {w.rstrip("s") for w in words(f"{c.lead} {c.text}")}
+        # A title whose words the chunk already has tells nothing new about it ("Requirements for
+        # high-risk AI systems" beside "the requirements set out in Chapter III, Section 2"); in the
+        # vector it only pulled the chunk towards every question on high-risk systems.
+        shown = [titles[cid].display for cid in dict.fromkeys(cited) if cid in titles and titles[cid].title
+                 and {w.rstrip("s") for w in query_terms(titles[cid].title)} - have]
+        if shown and c.unit_id in by_unit:
+            c = c.model_copy(update={"lead": f"{c.lead} ({'; '.join(shown)})".strip()})
+        out.append(c)
+    return out
 
 
 def validate(parsed: ParsedCorpus, source: str) -> None:
@@ -172,6 +207,8 @@ def ingest(store: Store, embedder: Embedder, parsed: ParsedCorpus, *, corpus: st
         documents = [d.model_copy(update={"groups": sorted({*d.groups, *groups})}) for d in documents]
     chunks: list[Chunk] = [c for u in parsed.units for c in chunk_unit(u, chunking)]
     refs, dropped_self = resolve_references(parsed.units, parsed.references)
+    if chunking == "structural":
+        chunks = name_cited_containers(parsed.units, chunks, refs)
 
     done = 0
 

@@ -40,6 +40,25 @@ class Part(BaseModel):
     title: str = ""
 
 
+ContainerKind = Literal["part", "title", "chapter", "section", "schedule"]
+
+
+class Container(BaseModel):
+    """Structure above a unit that the source states: ``Chapter II — Prohibited AI practices``.
+    ``id`` is unique in the corpus (``chapter-iii-section-2``); ``label`` is how the source
+    names it (``Section 2``), ``title`` its heading as printed in the source (may be empty)."""
+
+    id: str
+    kind: ContainerKind
+    label: str
+    title: str = ""
+
+    @property
+    def display(self) -> str:
+        """``Chapter II — Prohibited AI practices`` (the label alone when it has no title)."""
+        return f"{self.label} — {self.title}" if self.title else self.label
+
+
 class Unit(BaseModel):
     """A structural unit that references point at: ``article-6``, ``annex-3``, ``pep-8``."""
 
@@ -51,6 +70,9 @@ class Unit(BaseModel):
     title: str = ""
     text: str
     parts: list[Part] = Field(default_factory=list)
+    containers: list[Container] = Field(default_factory=list)
+    """The containers the unit sits in, outermost first (Chapter III, then its Section 2);
+    empty when the source states none above the unit."""
     meta: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -66,7 +88,11 @@ class Unit(BaseModel):
 
     @property
     def lead_in(self) -> str:
-        """Heading lead-in prepended to chunk text for embedding and display."""
+        """Heading lead-in prepended to chunk text for embedding and display. The titles of the
+        unit's own containers are not part of it: measured on the AI Act dev set they cost direct
+        hits (a chapter title such as "High-risk AI systems" is shared by 44 articles and pulls
+        them above the annexes a question asks about). A chunk that *cites* a container carries
+        that container's title instead (:func:`anchor_core.indexing.name_cited_containers`)."""
         return f"{self.heading}. {self.title}." if self.title else f"{self.heading}."
 
     def part_text(self, label: str) -> str:
@@ -114,6 +140,10 @@ class Reference(BaseModel):
     dst_unit: str | None = None
     dst_part: str | None = None
     resolved: bool = False
+    container: str | None = None
+    """Set when the reference names a container (``Chapters I and II``): the id of the container
+    whose member ``dst_unit`` is. A container reference is stored as one reference per member,
+    all with the same ``raw`` and offsets (see :mod:`ingest.containers`)."""
 
     @property
     def target_label(self) -> str:

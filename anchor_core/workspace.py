@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from anchor_core.config import Settings
 from anchor_core.embeddings import Embedder
@@ -144,6 +144,10 @@ class CorpusGraph(BaseModel):
     """(citing unit, cited unit, number of references)."""
     hidden: int = 0
     """Units left out (no resolved reference in or out, or recitals when excluded)."""
+    through: list[tuple[str, str, int]] = Field(default_factory=list)
+    """(citing unit, cited unit, number of references) for pairs linked only by references to a
+    container ("Chapter III, Section 2" to each of its articles): drawn apart and left out of the
+    layout, which they would otherwise pull into one knot."""
 
 
 def _layout(n: int, edges: list[tuple[int, int]], iterations: int = 120, seed: int = 7) -> np.ndarray:
@@ -178,9 +182,12 @@ def corpus_graph(store: Store, corpus: str, *, include_recitals: bool = False, i
     """Units of ``corpus`` as nodes and resolved references between units as edges, laid out."""
     refs = [r for r in store.references(corpus) if r.resolved and r.dst_unit and r.dst_unit != r.src_unit]
     counts: dict[tuple[str, str], int] = {}
+    through: dict[tuple[str, str], int] = {}
     for r in refs:
         key = (r.src_unit, r.dst_unit or "")
-        counts[key] = counts.get(key, 0) + 1
+        bucket = through if r.container else counts
+        bucket[key] = bucket.get(key, 0) + 1
+    through = {k: c for k, c in through.items() if k not in counts}
     all_ids = store.unit_ids(corpus)
     linked = {u for pair in counts for u in pair}
     ids = [u for u in all_ids if include_isolated or u in linked]
@@ -197,7 +204,8 @@ def corpus_graph(store: Store, corpus: str, *, include_recitals: bool = False, i
     nodes = [GraphNode(unit_id=u, label=units[u].heading, kind=units[u].kind, title=units[u].title,
                        x=float(pos[i, 0]), y=float(pos[i, 1]), cited_by=cited_by[u], cites=cites[u])
              for i, u in enumerate(ids)]
-    return CorpusGraph(corpus=corpus, nodes=nodes, edges=edges, hidden=len(all_ids) - len(ids))
+    return CorpusGraph(corpus=corpus, nodes=nodes, edges=edges, hidden=len(all_ids) - len(ids),
+                       through=[(s, d, c) for (s, d), c in through.items() if s in index and d in index])
 
 
 # -- a quote inside its source ----------------------------------------------------------------

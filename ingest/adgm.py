@@ -18,8 +18,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from anchor_core.errors import AdapterError
-from anchor_core.models import Document, ParsedCorpus, Reference, Unit
+from anchor_core.models import Container, ContainerKind, Document, ParsedCorpus, Reference, Unit
 from ingest.base import read_text, require_dir, sha256_file, tidy
+from ingest.containers import capitals_kept, heading_title
 
 log = logging.getLogger(__name__)
 
@@ -374,6 +375,49 @@ def _between(a: str, b: str) -> list[str]:
     return [f"{ma.group(1)}{x}{ma.group(3)}" for x in range(lo + 1, hi)]
 
 
+_KINDS: dict[str, ContainerKind] = {"part": "part", "chapter": "chapter", "schedule": "schedule", "section": "section"}
+_NAMED_LEVEL = re.compile(r"(Part|PART|Chapter|CHAPTER|Schedule|SCHEDULE) ?(\d+[A-Z]?)\.?")
+_NUMBERED = re.compile(r"\d+(?:\.\d+)*")
+
+
+def _container_levels(pid: str, rulebook: bool) -> list[tuple[str, str, str]]:
+    """The levels above passage ``pid`` that may be containers, outermost first, as
+    ``(PassageID of the level, kind, label)``: ``Part 6`` and ``Part 6.Chapter 1`` above
+    ``Part 6.Chapter 1.60.(1)``; in a rulebook, Chapter ``3`` and Section ``3.2`` above
+    ``3.2.1.(1)`` (the rulebooks cite their own levels so: "Chapter 7", "Section 14.10")."""
+    s = pid.replace("\u200e", "")
+    out: list[tuple[str, str, str]] = []
+    pos = 0
+    while m := _NAMED_LEVEL.match(s, pos):
+        out.append((s[:m.end()].rstrip("."), m.group(1).lower(), f"{m.group(1).title()} {m.group(2)}"))
+        pos = m.end()
+    if pos == 0 and rulebook and (m := _NUMBERED.match(s)):
+        numbers = m.group(0).split(".")
+        for depth, kind in ((1, "chapter"), (2, "section")):
+            if len(numbers) > depth or (len(numbers) == depth and m.end() < len(s.rstrip("."))):
+                level = ".".join(numbers[:depth])
+                out.append((level, kind, f"{kind.title()} {level}"))
+    return [lv for lv in out if lv[0] != s.rstrip(".")]
+
+
+def _containers(doc: _Doc, capitals: set[str]) -> dict[str, list[Container]]:
+    """Passage uuid → the containers the source states above it: a level counts only when the
+    document has a heading passage at exactly that PassageID, whose text is the title."""
+    heads = {pid.replace("\u200e", "").rstrip("."): text for pid, text in zip(doc.pids, doc.texts)
+             if _is_heading(pid, text)}
+    out: dict[str, list[Container]] = {}
+    for pid, uid in zip(doc.pids, doc.uids):
+        found = []
+        for level, kind, label in _container_levels(pid, doc.has_rules):
+            if level in heads:
+                key = re.sub(r"[^a-z0-9.]+", "-", level.lower()).strip("-")
+                found.append(Container(id=f"{doc.doc_id}:{kind}:{key}", kind=_KINDS[kind], label=label,
+                                       title=heading_title(heads[level], capitals)))
+        if found:
+            out[uid] = found
+    return out
+
+
 class AdgmAdapter:
     name = "adgm"
     needs_path = True
@@ -421,6 +465,7 @@ class AdgmAdapter:
             documents.append(Document(doc_id=doc.doc_id, title=title, source=str(f), sha256=sha256_file(f),
                                       meta={"adgm_document_id": number}))
             heading = ""
+            first_unit = len(units)
             for p in passages:
                 try:
                     pid, uid, body = str(p["PassageID"]), str(p["ID"]), tidy(str(p.get("Passage") or ""))
@@ -435,4 +480,8 @@ class AdgmAdapter:
                     units.append(Unit(unit_id=uid, doc_id=doc.doc_id, kind="passage",
                                       heading=f"{short} {pid}", title=heading[:80], text=body,
                                       meta={"passage_id": pid}))
+            mine = units[first_unit:]
+            within = _containers(doc, capitals_kept(u.text for u in mine))
+            for u in mine:
+                u.containers = within.get(u.unit_id, [])
         return docs, documents, units

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import ClassVar
 
 from anchor_core.errors import AdapterError
-from anchor_core.models import Document, ParsedCorpus, Part, Unit
+from anchor_core.models import Container, Document, ParsedCorpus, Part, Unit
 from ingest.base import read_text, sha256_file
+from ingest.containers import capitals_kept, expand, heading_title, members
 from ingest.eurlex_refs import extract_references, roman_to_int
 
 _TABLE_RULE = re.compile(r"^\s*-+\|-+\s*$")
@@ -81,6 +82,7 @@ class _Draft:
     title: str = ""
     blocks: list[str] = field(default_factory=list)
     meta: dict = field(default_factory=dict)
+    containers: list[Container] = field(default_factory=list)
 
 
 def _build_unit(d: _Draft, doc_id: str) -> Unit:
@@ -131,15 +133,26 @@ def _build_unit(d: _Draft, doc_id: str) -> Unit:
         close(open_point, len(text))
         close(open_section, len(text))
     return Unit(unit_id=d.unit_id, doc_id=doc_id, kind=d.kind, heading=d.heading, title=d.title,
-                text=text, parts=parts, meta=d.meta)
+                text=text, parts=parts, containers=d.containers, meta=d.meta)
+
+
+def _chapter(numeral: str, title: str = "") -> Container:
+    return Container(id=f"chapter-{numeral.lower()}", kind="chapter", label=f"Chapter {numeral}", title=title)
+
+
+def _section(chapter: Container, number: str, title: str = "") -> Container:
+    return Container(id=f"{chapter.id}-section-{number}", kind="section", label=f"Section {number}", title=title)
 
 
 def parse_regulation(markdown: str, doc_id: str) -> list[Unit]:
-    """Split an EUR-Lex regulation into recital, article and annex units."""
+    """Split an EUR-Lex regulation into recital, article and annex units. Each article records the
+    chapter (and section) it sits in as :attr:`Unit.containers`, with their titles."""
     blocks = blocks_of(markdown)
+    capitals = capitals_kept(blocks)
     drafts: list[_Draft] = []
     state = "preamble"
-    chapter = section = ""
+    chapter: Container | None = None
+    section: Container | None = None
     expect_title: str | None = None
     current: _Draft | None = None
 
@@ -165,25 +178,25 @@ def parse_regulation(markdown: str, doc_id: str) -> list[Unit]:
             continue
         if state == "body":
             if m := _CHAPTER.match(block):
-                chapter, section, expect_title = f"Chapter {m.group(1)}", "", "chapter"
+                chapter, section, expect_title = _chapter(m.group(1)), None, "chapter"
                 current = None
                 continue
-            if m := _SECTION.match(block):
-                section, expect_title = f"Section {m.group(1)}", "section"
+            if (m := _SECTION.match(block)) and chapter is not None:
+                section, expect_title = _section(chapter, m.group(1)), "section"
                 current = None
                 continue
             if m := _ARTICLE.match(block):
                 current = _Draft(f"article-{m.group(1)}", "article", f"Article {m.group(1)}",
-                                 meta={"chapter": chapter, "section": section})
+                                 containers=[c for c in (chapter, section) if c is not None])
                 drafts.append(current)
                 expect_title = "article"
                 continue
-            if expect_title in {"chapter", "section"}:
-                key = "chapter" if expect_title == "chapter" else "section"
-                if key == "chapter":
-                    chapter = f"{chapter} {block.title()}"
-                else:
-                    section = f"{section} {block}"
+            if expect_title == "chapter" and chapter is not None:
+                chapter = chapter.model_copy(update={"title": heading_title(block, capitals)})
+                expect_title = None
+                continue
+            if expect_title == "section" and section is not None:
+                section = section.model_copy(update={"title": heading_title(block, capitals)})
                 expect_title = None
                 continue
             if expect_title == "article" and current is not None:
@@ -228,7 +241,7 @@ class _EurLexAdapter:
         if not any(u.kind == "article" for u in units):
             raise AdapterError(f"{file} has no 'Article N' headings; is it the EUR-Lex markdown of a regulation?")
         doc = Document(doc_id=self.name, title=self.title, source=str(file), sha256=sha256_file(file))
-        refs = [r for u in units for r in extract_references(u)]
+        refs = expand([r for u in units for r in extract_references(u)], members(units))
         return ParsedCorpus(documents=[doc], units=units, references=refs)
 
     def _locate(self, path: Path | None) -> Path:

@@ -9,8 +9,9 @@ mistaken for a provision of this act.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 
-from anchor_core.models import Reference, Unit
+from anchor_core.models import Container, Reference, Unit
 from ingest.base import part_at
 
 ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
@@ -88,10 +89,101 @@ def _annex_items(items: str) -> list[int]:
 
 
 def extract_references(unit: Unit) -> list[Reference]:
-    """All explicit references in the unit's text and title, with offsets and (unresolved) targets."""
-    refs = _extract(unit, unit.text, in_title=False)
+    """All explicit references in the unit's text and title, with offsets and (unresolved) targets.
+    A reference to a chapter or section comes with ``container`` set and no target; expand it
+    with :func:`ingest.containers.expand`."""
+    refs = _extract(unit, unit.text, in_title=False) + _containers(unit, unit.text, in_title=False)
     if unit.title:
-        refs += _extract(unit, unit.title, in_title=True)
+        refs += _extract(unit, unit.title, in_title=True) + _containers(unit, unit.title, in_title=True)
+    return refs
+
+
+_ROMANS = r"[IVXLC]+(?:(?:\s*,\s*|\s+(?:and|or|to)\s+)[IVXLC]+)*"
+_DIGITS = r"\d+(?:(?:\s*,\s*|\s+(?:and|or|to)\s+)\d+)*"
+# "Chapters I and II", "Chapter III, Section 2", "Chapter III Section 4", "Chapter V, Sections 2 and 3"
+_CHAPTERS = re.compile(rf"\bChapters?\s+(?P<chapters>{_ROMANS})\b(?:,?\s+Sections?\s+(?P<sections>{_DIGITS})\b)?")
+# "Section 2 of this Chapter", "Sections 2 and 3 of Chapter V", and a bare "Section 2" (of this chapter)
+_SECTIONS = re.compile(rf"\bSections?\s+(?P<sections>{_DIGITS})\b(?![.(]\d)"
+                       r"(?:\s+of\s+(?:(?P<this>this\s+Chapter)|Chapter\s+(?P<chapter>[IVXLC]+)\b))?")
+_THIS = re.compile(r"\b[Tt]his\s+(?P<kind>Chapter|Section|Title|Part)\b")
+
+
+def _numbers(items: str, numeral: bool) -> list[str]:
+    """``"I and II"`` → I, II; ``"2 to 4"`` → 2, 3, 4 (numerals stay numerals)."""
+    found = re.findall(r"[IVXLC]+" if numeral else r"\d+", items)
+    values = [roman_to_int(n) if numeral else int(n) for n in found]
+    if re.search(r"\bto\b", items) and len(values) == 2 and 0 < values[1] - values[0] <= _RANGE_CAP:
+        values = list(range(values[0], values[1] + 1))
+    return [_int_to_roman(v) if numeral else str(v) for v in values]
+
+
+def _int_to_roman(n: int) -> str:
+    out = ""
+    for value, digits in ((100, "C"), (90, "XC"), (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"),
+                          (4, "IV"), (1, "I")):
+        while n >= value:
+            out += digits
+            n -= value
+    return out
+
+
+def _external_at(text: str, pos: int) -> bool:
+    """True when what follows ``pos`` names another act (``, of Regulation (EU) 2019/1020``)."""
+    return bool(_EXTERNAL.match(text, pos + len(text[pos:]) - len(text[pos:].lstrip(" ,"))))
+
+
+def _containers(unit: Unit, text: str, *, in_title: bool) -> list[Reference]:
+    return container_references(text, src_unit=unit.unit_id, within=unit.containers, in_title=in_title,
+                                part_of=None if in_title else (lambda at: part_at(unit, at)))
+
+
+def container_references(text: str, *, src_unit: str, within: Sequence[Container] = (), in_title: bool = False,
+                         part_of: Callable[[int], str | None] | None = None) -> list[Reference]:
+    """References to chapters and sections of this act written in ``text``, one per container
+    named, each with ``container`` set to the container id (``chapter-iii-section-2``) and no
+    target yet (:func:`ingest.containers.expand` makes them references to the members). "this
+    Chapter" and a bare "Section 2" are read against ``within``, the containers the text sits in
+    (none for a question); a container of another act is not a reference of this act.
+
+    >>> [(r.raw, r.container) for r in container_references("What do Chapters I and II cover?", src_unit="q")]
+    [('Chapters I and II', 'chapter-i'), ('Chapters I and II', 'chapter-ii')]
+    """
+    if "Chapter" not in text and "Section" not in text and "his Title" not in text and "his Part" not in text:
+        return []  # most units name no container; the scans below are the slow part of loading
+    own: dict[str, Container] = {c.kind: c for c in within}
+    chapter = own.get("chapter")
+    found: list[tuple[int, int, list[str]]] = []
+    for m in _CHAPTERS.finditer(text):
+        chapters = [f"chapter-{n.lower()}" for n in _numbers(m.group("chapters"), numeral=True)]
+        if m.group("sections"):
+            ids = [f"{chapters[-1]}-section-{n}" for n in _numbers(m.group("sections"), numeral=False)]
+        else:
+            ids = chapters
+        found.append((m.start(), m.end(), ids))
+    for m in _SECTIONS.finditer(text):
+        if m.group("chapter"):
+            base = f"chapter-{m.group('chapter').lower()}"
+        elif chapter is not None:
+            base = chapter.id
+        else:
+            continue
+        found.append((m.start(), m.end(), [f"{base}-section-{n}" for n in _numbers(m.group("sections"), False)]))
+    for m in _THIS.finditer(text):
+        mine = own.get(m.group("kind").lower())
+        if mine is not None:
+            found.append((m.start(), m.end(), [mine.id]))
+    refs: list[Reference] = []
+    end_of_last = -1
+    # The longest reading at each place wins: "Section 2 of this Chapter" over its "this Chapter".
+    for start, end, ids in sorted(found, key=lambda f: (f[0], f[0] - f[1])):
+        if start < end_of_last:
+            continue
+        end_of_last = end
+        if _external_at(text, end):
+            continue
+        for cid in dict.fromkeys(ids):
+            refs.append(Reference(src_unit=src_unit, src_part=part_of(start) if part_of else None,
+                                  start=start, end=end, raw=text[start:end], in_title=in_title, container=cid))
     return refs
 
 

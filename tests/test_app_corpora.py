@@ -192,3 +192,34 @@ def test_dropped_files_show_what_embedding_them_will_cost_and_warn_when_long(mon
     [warning] = [w.value for w in at.warning if w.icon == ":material/schedule:"]
     assert warning.startswith("A long upload: notes.md: 0.0 kB, about 1 chunk, about 1 s with hash")
     assert "resumes where it stopped" in warning
+
+
+def test_the_network_shows_a_units_chapter_and_links_through_a_chapter_apart():
+    from tests.conftest import ref, unit
+    from tests.stores.contract import chaptered_corpus
+
+    parsed = chaptered_corpus()
+    index = unit("article-10", "Articles 5, 6 and 9 are listed here.")
+    parsed.units.append(index)
+    parsed.references += [ref(index, "Articles 5, 6 and 9", f"article-{n}") for n in (5, 6, 9)]
+    A.ingest_parsed(parsed, corpus="acts")
+    at = A.app(PAGE)
+    at.selectbox(key="cp_corpus").set_value("acts").run()
+    at.selectbox(key="cp_unit").set_value("article-5").run()
+    A.no_traceback(at)
+    fig = _figure(at)
+    by_name = {tr.get("name"): tr for tr in fig["data"]}
+    # the chapter sits above the unit, named with its title, as a square node
+    chapter = by_name["chapter / section"]
+    assert chapter["text"] == ["Chapter II — Prohibited practices"] and chapter["marker"]["symbol"] == "square"
+    assert chapter["y"][0] > 0
+    # Article 9 names "Chapter II", not Article 5: its arrow is orange and a dotted line runs under it
+    assert by_name["through a chapter or section"]["line"]["dash"] == "dot"
+    arrows = [a for a in fig["layout"]["annotations"] if a.get("showarrow")]
+    assert sorted(a["arrowcolor"] for a in arrows) == ["#7b8494", "#e67e22"]  # Article 10 names it
+    assert any("sits in Chapter II — Prohibited practices" in c.value for c in at.caption)
+    at.radio(key="cp_scope").set_value("the whole corpus").run()
+    A.no_traceback(at)
+    through = [tr for tr in _figure(at)["data"] if tr.get("name") == "through a chapter or section"]
+    assert through and through[0]["visible"] == "legendonly"
+    assert len([x for x in through[0]["x"] if x is None]) == 2  # Article 9 to Article 5 and to Article 6

@@ -127,7 +127,7 @@ def index_body(*, dim: int = DEFAULT_DIM, shards: int = 1, replicas: int = 1, en
                            "index_options": {"type": "int8_hnsw", "m": m, "ef_construction": ef_construction}},
                 "groups": kw, "public": {"type": "boolean"},
                 # references
-                "src_unit": kw, "src_part": kw, "dst_unit": kw, "dst_part": kw,
+                "src_unit": kw, "src_part": kw, "dst_unit": kw, "dst_part": kw, "container": kw,
                 "resolved": {"type": "boolean"}, "in_title": {"type": "boolean"}, "raw": stored_only_text,
                 # units, documents, the corpus record: the pydantic record as JSON, kept in _source only
                 "data": {"type": "object", "enabled": False},
@@ -174,13 +174,14 @@ def chunk_from_source(src: dict[str, Any]) -> Chunk:
 def reference_source(corpus: str, r: Reference, seq: int) -> dict[str, Any]:
     return {"type": "ref", "corpus": corpus, "seq": seq, "src_unit": r.src_unit, "src_part": r.src_part,
             "start": r.start, "end": r.end, "raw": r.raw, "dst_unit": r.dst_unit, "dst_part": r.dst_part,
-            "resolved": r.resolved, "in_title": r.in_title}
+            "resolved": r.resolved, "in_title": r.in_title, "container": r.container}
 
 
 def reference_from_source(src: dict[str, Any]) -> Reference:
     return Reference(src_unit=src["src_unit"], src_part=src.get("src_part"), start=src["start"], end=src["end"],
                      raw=src["raw"], dst_unit=src.get("dst_unit"), dst_part=src.get("dst_part"),
-                     resolved=src["resolved"], in_title=src.get("in_title", False))
+                     resolved=src["resolved"], in_title=src.get("in_title", False),
+                     container=src.get("container"))
 
 
 def corpus_source(info: CorpusInfo, seq_end: int) -> dict[str, Any]:

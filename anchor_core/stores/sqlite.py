@@ -12,7 +12,8 @@
   the previous corpus. The new version's derived directory is moved into place before the
   commit, so whatever version is committed has its indexes. ``replace_documents`` swaps single
   documents inside a corpus the same way (uploads), patching the previous version's indexes.
-- Chunks keep the PDF pages they come from (``page``/``page_end``, layout 3).
+- Chunks keep the PDF pages they come from (``page``/``page_end``, layout 3); a reference keeps
+  the container it was written against (``container``, layout 4).
 """
 
 from __future__ import annotations
@@ -38,8 +39,9 @@ from anchor_core.stores.derived import Derived
 
 log = logging.getLogger(__name__)
 
-LAYOUT = 3
-"""Store layout: 2 = one FTS5 table per corpus version; 3 = chunk ``page``/``page_end`` columns."""
+LAYOUT = 4
+"""Store layout: 2 = one FTS5 table per corpus version; 3 = chunk ``page``/``page_end`` columns;
+4 = reference ``container`` column."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS corpora (
@@ -61,7 +63,7 @@ CREATE INDEX IF NOT EXISTS chunks_by_unit ON chunks (corpus, unit_id);
 CREATE TABLE IF NOT EXISTS refs (
     corpus TEXT NOT NULL, src_unit TEXT NOT NULL, src_part TEXT, start INTEGER NOT NULL,
     "end" INTEGER NOT NULL, raw TEXT NOT NULL, dst_unit TEXT, dst_part TEXT, resolved INTEGER NOT NULL,
-    in_title INTEGER NOT NULL DEFAULT 0);
+    in_title INTEGER NOT NULL DEFAULT 0, container TEXT);
 CREATE INDEX IF NOT EXISTS refs_by_src ON refs (corpus, src_unit);
 CREATE INDEX IF NOT EXISTS refs_by_dst ON refs (corpus, dst_unit);
 """
@@ -116,12 +118,15 @@ class SQLiteStore:
         """Where the derived search indexes live (one folder per corpus, one per version inside)."""
 
     def _migrate(self) -> None:
-        """Layout 3 added the chunk page columns (PDF provenance). They are nullable, so a store of
-        layout 2 is upgraded in place: its chunks simply have no page, which is true of them."""
+        """Layout 3 added the chunk page columns (PDF provenance), layout 4 the reference container.
+        They are nullable, so an older store is upgraded in place: its chunks simply have no page
+        and its references no container (a new ingest records them)."""
         chunk_cols = {r[1] for r in self._db.execute("PRAGMA table_info(chunks)")}
         for col in ("page", "page_end"):
             if col not in chunk_cols:
                 self._db.execute(f"ALTER TABLE chunks ADD COLUMN {col} INTEGER")
+        if "container" not in {r[1] for r in self._db.execute("PRAGMA table_info(refs)")}:
+            self._db.execute("ALTER TABLE refs ADD COLUMN container TEXT")
         self._db.execute(f"PRAGMA user_version = {LAYOUT}")
 
     def close(self) -> None:
@@ -232,9 +237,10 @@ class SQLiteStore:
     @staticmethod
     def _insert_refs(cur: sqlite3.Cursor, name: str, references: list[Reference]) -> None:
         cur.executemany(
-            "INSERT INTO refs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO refs (corpus, src_unit, src_part, start, \"end\", raw, dst_unit, dst_part, resolved, "
+            "in_title, container) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(name, r.src_unit, r.src_part, r.start, r.end, r.raw, r.dst_unit, r.dst_part,
-              int(r.resolved), int(r.in_title)) for r in references])
+              int(r.resolved), int(r.in_title), r.container) for r in references])
 
     def replace_documents(self, info: CorpusInfo, documents: list[Document], units: list[Unit],
                           chunks: list[Chunk], vectors: np.ndarray, references: list[Reference],
@@ -522,9 +528,10 @@ class SQLiteStore:
 
     def _refs(self, sql: str, params: list) -> list[Reference]:
         return [Reference(src_unit=r[0], src_part=r[1], start=r[2], end=r[3], raw=r[4], dst_unit=r[5],
-                          dst_part=r[6], resolved=bool(r[7]), in_title=bool(r[8])) for r in self._rows(sql, params)]
+                          dst_part=r[6], resolved=bool(r[7]), in_title=bool(r[8]), container=r[9])
+                for r in self._rows(sql, params)]
 
-    _REF_COLS = 'src_unit, src_part, start, "end", raw, dst_unit, dst_part, resolved, in_title'
+    _REF_COLS = 'src_unit, src_part, start, "end", raw, dst_unit, dst_part, resolved, in_title, container'
 
     def references_from(self, corpus: str, unit_ids: list[str], *, unresolved: bool = False) -> list[Reference]:
         out: list[Reference] = []

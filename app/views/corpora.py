@@ -168,7 +168,10 @@ with tab_graph:
                 if u in units and (recitals or units[u].kind != "recital")}
         fig = G.neighbourhood(center, near, link, names, counts)
         caption = (f"{center.heading}: cites {count(len(link.cites), 'other unit')}, cited by "
-                   f"{count(len(link.cited_by), 'unit')}; an arrow points from the citing unit to the cited one")
+                   f"{count(len(link.cited_by), 'unit')}; an arrow points from the citing unit to the cited one"
+                   + ("; dotted orange arrows link through a chapter or section" if link.through else ""))
+        if center.containers:
+            caption = f"{center.heading} sits in " + " › ".join(c.display for c in center.containers) + ". " + caption
     if fig is None:
         st.info("No resolved references between units of this corpus: nothing to draw.", icon=":material/hub:")
     else:

@@ -12,8 +12,20 @@ from anchor_core.chunking import chunk_unit
 from anchor_core.embeddings import HashEmbedder
 from anchor_core.errors import CorpusNotFound
 from anchor_core.indexing import ingest, resolve_references
-from anchor_core.models import CorpusInfo, Document, Filters, ParsedCorpus, Reference
+from anchor_core.models import Container, CorpusInfo, Document, Filters, ParsedCorpus, Reference
+from ingest.containers import expand, members
 from tests.conftest import unit
+
+
+def chaptered_corpus() -> ParsedCorpus:
+    """Two articles in Chapter II, and a final article whose "Chapter II" is a container reference."""
+    ch = Container(id="chapter-ii", kind="chapter", label="Chapter II", title="Prohibited practices")
+    units = [unit("article-5", "Manipulative widgets are prohibited."),
+             unit("article-6", "Widgets that score people are prohibited."),
+             unit("article-9", "Chapter II shall apply from 2 February 2025.")]
+    units[0].containers = units[1].containers = [ch]
+    raw = Reference(src_unit="article-9", start=0, end=10, raw="Chapter II", container="chapter-ii")
+    return ParsedCorpus(documents=[Document(doc_id="doc")], units=units, references=expand([raw], members(units)))
 
 
 def grouped_corpus() -> ParsedCorpus:
@@ -206,6 +218,15 @@ class StoreContract(ReplaceDocumentsContract):
         assert many["annex-1"] == chunks and len(many["article-2"]) == 2 and many["nope"] == []
         vecs = loaded.chunk_vectors("widgets", [chunks[0].chunk_id, "missing"])
         assert vecs.shape == (2, 384) and np.allclose(vecs[1], 0)
+
+    def test_containers_and_container_references_round_trip(self, store):
+        parsed = chaptered_corpus()
+        info = ingest(store, HashEmbedder(), parsed, corpus="acts", adapter="test")
+        assert (info.references, info.unresolved) == (2, 0)
+        assert store.get_units("acts", ["article-5"])["article-5"].containers == parsed.units[0].containers
+        back = store.references_to("acts", ["article-6"])
+        assert [(r.src_unit, r.raw, r.container) for r in back] == [("article-9", "Chapter II", "chapter-ii")]
+        assert {r.dst_unit for r in store.references_from("acts", ["article-9"])} == {"article-5", "article-6"}
 
     def test_replace_swaps_the_whole_corpus(self, loaded):
         ingest(loaded, HashEmbedder(), grouped_corpus(), corpus="widgets", adapter="test")

@@ -162,3 +162,16 @@ def test_word_body_needs_every_token_and_can_narrow_to_units():
     assert q["must"] == [{"match": {"body": {"query": "Data-Processing", "operator": "and"}}}]
     assert {"terms": {"unit_id": ["u1"]}} in q["filter"] and {"term": {"type": "chunk"}} in q["filter"]
     assert body["_source"] == ["unit_id"]
+
+
+def test_a_reference_keeps_its_container_in_a_keyword_field():
+    from anchor_core.models import Reference
+
+    mapping = B.index_body()["mappings"]["properties"]
+    r = Reference(src_unit="article-113", start=3, end=20, raw="Chapters I and II", dst_unit="article-5",
+                  resolved=True, container="chapter-ii")
+    src = B.reference_source("c", r, 7)
+    assert src["container"] == "chapter-ii"
+    assert B.reference_from_source(src) == r
+    assert B.reference_from_source({k: v for k, v in src.items() if k != "container"}).container is None
+    assert mapping["container"] == mapping["dst_unit"] == {"type": "keyword"}

@@ -113,7 +113,20 @@ def test_store_of_layout_2_gains_the_page_columns(tmp_path, small_corpus):
     again = SQLiteStore(tmp_path / "a.db")
     chunks = again.unit_chunks("w", "annex-1", Filters())
     assert chunks and all(c.page is None for c in chunks)
-    assert again._rows("PRAGMA user_version")[0][0] == 3
+    assert again._rows("PRAGMA user_version")[0][0] == 4
+
+
+def test_store_of_layout_3_gains_the_reference_container_column(tmp_path, small_corpus):
+    """A layout-3 store (references without a container) is upgraded in place and keeps its references."""
+    store = SQLiteStore(tmp_path / "a.db")
+    raw_replace(store, small_corpus, "w")
+    store._db.execute("ALTER TABLE refs DROP COLUMN container")
+    store._db.execute("PRAGMA user_version = 3")
+    store.close()
+    again = SQLiteStore(tmp_path / "a.db")
+    refs = again.references("w")
+    assert len(refs) == 2 and all(r.container is None for r in refs)
+    assert again._rows("PRAGMA user_version")[0][0] == 4
 
 
 @pytest.mark.timeout(30)
