@@ -113,29 +113,33 @@ def pairs(values: list[float]) -> list[dict[str, float]]:
     return [{"lo": lo, "hi": hi} for lo, hi in itertools.combinations_with_replacement(values, 2)]
 
 
-def evaluate(rows: list[Row], cs: A.Candidates, th: dict[str, dict[str, float]]) -> dict[str, Any]:
-    tkeys = [c.key for c in cs.transparency]
+def decided(m: dict[str, Any], cs: A.Candidates, r: Row, th: dict[str, dict[str, float]]) -> dict[str, Any]:
+    """What the product decides for ``r`` (through :func:`anchor_core.ask.assess.decide`, not the fit's shortcuts)."""
+    assert r.scores is not None
+    by = {d.topic: d for d in A.decide(m, cs, r.scores, th)}
+    t = by["transparency"]
+    unclear = {p.label for p in t.provisions if p.note.startswith("unclear")}
+    paragraphs = {c.key: ("applies" if c.key in t.keys else "unclear" if c.label in unclear else "not_applicable")
+                  for c in cs.transparency}
+    return {"prohibited": by["prohibited"].keys[0], "high_risk": by["high_risk"].keys[0],
+            "role": by["roles"].keys[0], "transparency": paragraphs}
+
+
+def evaluate(m: dict[str, Any], rows: list[Row], cs: A.Candidates, th: dict[str, dict[str, float]]) -> dict[str, Any]:
+    got = [(decided(m, cs, r, th), r) for r in rows]
     out: dict[str, Any] = {}
-    pk = [c.key for c in cs.prohibited]
-    out["prohibited"] = tally([_outcome(predict_single(pk, r.scores.prohibited, th["prohibited"]), r.prohibited)
-                               for r in rows if r.scores is not None])
-    hp = [(predict_high(cs, r.scores, th["annex_iii"], th["annex_i"]), r) for r in rows if r.scores is not None]
-    out["high_risk"] = tally([_outcome(p, r.high_risk) for p, r in hp])
-    area = [("correct" if p.split("(")[0] in {e.split("(")[0] for e in r.high_risk} else "wrong")
-            if p != "unclear" else "unclear" for p, r in hp]
-    out["high_risk_area"] = tally(area)
-    out["roles"] = tally([_outcome(predict_role(cs, r.scores, th["role"]), [r.role]) for r in rows
-                          if r.scores is not None])
+    out["prohibited"] = tally([_outcome(g["prohibited"], r.prohibited) for g, r in got])
+    out["high_risk"] = tally([_outcome(g["high_risk"], r.high_risk) for g, r in got])
+    out["high_risk_area"] = tally([
+        "unclear" if g["high_risk"] == "unclear" else
+        "correct" if g["high_risk"].split("(")[0] in {e.split("(")[0] for e in r.high_risk} else "wrong"
+        for g, r in got])
+    out["roles"] = tally([_outcome(g["role"], [r.role]) for g, r in got])
     per, exact = [], []
-    for r in rows:
-        if r.scores is None:
-            continue
-        pred = predict_transparency(r.scores, tkeys, th["transparency"])
-        row = []
-        for k, st in pred.items():
-            o = "unclear" if st == "unclear" else "correct" if (st == "applies") == (k in r.transparency) else "wrong"
-            per.append(o)
-            row.append(o)
+    for g, r in got:
+        row = ["unclear" if st == "unclear" else "correct" if (st == "applies") == (k in r.transparency) else "wrong"
+               for k, st in g["transparency"].items()]
+        per += row
         exact.append("wrong" if "wrong" in row else "unclear" if "unclear" in row else "correct")
     out["transparency_paragraphs"] = tally(per)
     out["transparency"] = tally(exact)
@@ -218,23 +222,20 @@ def main(argv: list[str] | None = None) -> int:
 
     current = amap.load_fit("aiact")
     th = fit(dev, cs) if args.write or current is None else A.thresholds(current)
-    res_dev, res_test = evaluate(dev, cs, th), evaluate(test, cs, th)
+    res_dev, res_test = evaluate(m, dev, cs, th), evaluate(m, test, cs, th)
+    source = "fitted now on dev" if args.write or current is None else "from " + FIT.name
     print(f"assess bench: {len(dev)} dev descriptions (leave-one-out background), {len(test)} held-out test; "
-          f"embedder {embedder.model_id}; thresholds {'fitted now on dev' if args.write or current is None else 'from ' + FIT.name}")
+          f"embedder {embedder.model_id}; thresholds {source}")
     print(json.dumps(th))
     print(table("dev (fitted on; leave-one-out scores)", res_dev))
     print(table("test (held out, written before fitting)", res_test))
     if args.show:
-        pk = [c.key for c in cs.prohibited]
-        tk = [c.key for c in cs.transparency]
         for r in dev + test:
-            assert r.scores is not None
-            tp = predict_transparency(r.scores, tk, th["transparency"])
-            print(f"{r.id:16} P {predict_single(pk, r.scores.prohibited, th['prohibited']):7} / {'|'.join(r.prohibited):8}"
-                  f" H {predict_high(cs, r.scores, th['annex_iii'], th['annex_i']):9} / {'|'.join(r.high_risk):18}"
-                  f" R {predict_role(cs, r.scores, th['role']):10} / {r.role:10}"
-                  f" T {','.join(k + ('?' if v == 'unclear' else '') for k, v in tp.items() if v != 'not_applicable'):8}"
-                  f" / {','.join(r.transparency)}")
+            g = decided(m, cs, r, th)
+            tp = ",".join(k + ("?" if v == "unclear" else "") for k, v in g["transparency"].items()
+                          if v != "not_applicable")
+            print(f"{r.id:16} P {g['prohibited']:7} / {'|'.join(r.prohibited):8} H {g['high_risk']:9} / "
+                  f"{'|'.join(r.high_risk):18} R {g['role']:10} / {r.role:10} T {tp:8} / {','.join(r.transparency)}")
     if args.write:
         FIT.write_text(json.dumps({
             "corpus": "aiact", "model": embedder.model_id,
