@@ -493,7 +493,8 @@ def cmd_assess(args: argparse.Namespace, settings: Settings) -> int:
     store = open_store(settings)
     store.corpus(args.corpus)
     embedder = CachedEmbedder(_embedder(settings, store, args.corpus), settings.home / "embedding-cache.db")
-    result = assess(args.description, store=store, embedder=embedder, corpus=args.corpus, k=args.k)
+    result = assess(args.description, store=store, embedder=embedder, corpus=args.corpus, k=args.k,
+                    role=args.role)
     print(result.model_dump_json(indent=2) if args.json else result.to_text(), end="" if not args.json else "\n")
     return 0
 
@@ -609,6 +610,8 @@ def build_parser() -> argparse.ArgumentParser:
     asm.add_argument("description")
     asm.add_argument("--corpus", default=DEFAULT_CORPUS)
     asm.add_argument("--k", type=int, default=4, help="provisions per topic (corpora without a topic map only)")
+    asm.add_argument("--role", choices=["provider", "deployer", "both"],
+                     help="your role, when you know it (default: read from the description, else 'not stated')")
     asm.add_argument("--json", action="store_true")
     asm.set_defaults(func=cmd_assess)
 

@@ -144,6 +144,9 @@ def test_roles_lists_only_the_stated_role_and_nothing_when_not_high_risk(setup):
     r = by["roles"]
     assert r.keys == ["not_stated"] and "not stated" in r.decision and "both roles" in r.decision
     assert {"article-16", "article-26"} <= {p.unit_id for p in r.provisions}
+    r = A.decide(m, cs, _scores(cs, annex_iii=("III.4(a)", 3.0)), TH, role_given="provider")[2]
+    assert r.keys == ["provider"] and r.decision.startswith("provider (as given)")
+    assert "article-26" not in {p.unit_id for p in r.provisions}
     r = A.decide(m, cs, _scores(cs, roles=("provider", 3.0)), TH)[2]
     assert r.status == "not_applicable" and "not found high-risk" in r.reason
     assert {p.unit_id for p in r.provisions} == {"article-3"}  # the definition only, no obligations
@@ -203,6 +206,9 @@ def test_cli_assess_bad_input_is_a_message_not_a_traceback(capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: describe the system in a sentence") and "Traceback" not in err
     assert main(["assess", "a tool that ranks CVs", "--corpus", "nope"]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["assess", "a tool that ranks CVs", "--role", "importer"])
     assert "Traceback" not in capsys.readouterr().err
 
 

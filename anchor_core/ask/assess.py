@@ -343,7 +343,13 @@ def score_all(ev: Evidence, cs: Candidates, description: str, background_mask: n
     return Scores(sc(cs.prohibited), sc(cs.annex_iii), sc(cs.annex_i), sc(cs.transparency), sc(cs.roles), d)
 
 
-def decide(m: dict[str, Any], cs: Candidates, s: Scores, th: dict[str, dict[str, float]]) -> list[Decision]:
+ROLES = ("provider", "deployer", "both")
+
+
+def decide(m: dict[str, Any], cs: Candidates, s: Scores, th: dict[str, dict[str, float]],
+           role_given: str | None = None) -> list[Decision]:
+    """The decision of every topic from the scores; ``role_given`` (provider, deployer, both) is the
+    reviewer's statement of the role, used instead of the one read from the description."""
     units = cs.units
     out: list[Decision] = []
 
@@ -359,7 +365,7 @@ def decide(m: dict[str, Any], cs: Candidates, s: Scores, th: dict[str, dict[str,
                        provisions=[_from(best, units, score)])
     elif st == "unclear":
         dec = Decision(topic="prohibited", title=p["title"], scope=p["scope"], status=st,
-                       decision=f"unclear — review {best.label}", keys=["unclear"],
+                       decision=f"review {best.label}: the closest point, not decided", keys=["unclear"],
                        reason=f"the closest point, {best.label}, scores {score:+.2f}: between 'not prohibited' "
                               f"({th['prohibited']['lo']:+.2f}) and 'prohibited' ({th['prohibited']['hi']:+.2f})",
                        provisions=[_from(best, units, score, "closest point, not decided")])
@@ -391,7 +397,7 @@ def decide(m: dict[str, Any], cs: Candidates, s: Scores, th: dict[str, dict[str,
         st = st3
         dec = Decision(topic="high_risk", title=hr["title"], scope=hr["scope"], status=st,
                        decision=(f"high-risk under {b3.label} (Article 6(2))" if st == "applies"
-                                 else f"unclear — review {b3.label}"),
+                                 else f"review {b3.label}: the closest point, not decided"),
                        keys=[b3.key if st == "applies" else "unclear"],
                        reason=f"the description matches {b3.label} (score {v3:+.2f})" if st == "applies" else
                        f"the closest point, {b3.label}, scores {v3:+.2f}: between 'not high-risk' "
@@ -403,7 +409,8 @@ def decide(m: dict[str, Any], cs: Candidates, s: Scores, th: dict[str, dict[str,
         dec = Decision(topic="high_risk", title=hr["title"], scope=hr["scope"], status=st,
                        decision=("high-risk under Article 6(1): a safety component of (or itself) a product "
                                  f"covered by {b1.label}, if that product needs a third-party conformity assessment"
-                                 if st == "applies" else f"unclear — review Article 6(1) with {b1.label}"),
+                                 if st == "applies" else
+                                 f"review Article 6(1) with {b1.label}: the closest act, not decided"),
                        keys=["6(1)" if st == "applies" else "unclear"],
                        reason=f"the description matches the product legislation of {b1.label} (score {v1:+.2f})",
                        provisions=[via1, _from(b1, units, v1, "" if st == "applies" else "closest act, not decided")])
@@ -419,7 +426,9 @@ def decide(m: dict[str, Any], cs: Candidates, s: Scores, th: dict[str, dict[str,
     rs = {c.key: float(v) for c, v in zip(cs.roles, s.roles, strict=True)}
     thr = th["role"]
     pv, dv = rs.get("provider", 0.0), rs.get("deployer", 0.0)
-    if pv >= thr["hi"] and dv >= thr["hi"] and abs(pv - dv) < thr["margin"]:
+    if role_given is not None:
+        role = role_given
+    elif pv >= thr["hi"] and dv >= thr["hi"] and abs(pv - dv) < thr["margin"]:
         role = "both"
     elif pv >= thr["hi"] and pv - dv >= thr["margin"]:
         role = "provider"
@@ -428,8 +437,9 @@ def decide(m: dict[str, Any], cs: Candidates, s: Scores, th: dict[str, dict[str,
     else:
         role = "not_stated"
     roles = ["provider", "deployer"] if role in ("both", "not_stated") else [role]
-    role_text = {"provider": "provider (from the description)", "deployer": "deployer (from the description)",
-                 "both": "provider and deployer (from the description)",
+    source = "as given" if role_given is not None else "from the description"
+    role_text = {"provider": f"provider ({source})", "deployer": f"deployer ({source})",
+                 "both": f"provider and deployer ({source})",
                  "not_stated": "role not stated in the description"}[role]
     defs = [_from(c, units, rs[c.key], "definition") for c in cs.roles if c.key in roles]
     if high.status == "not_applicable":
@@ -472,7 +482,8 @@ def decide(m: dict[str, Any], cs: Candidates, s: Scores, th: dict[str, dict[str,
                        reason="the description matches " + labels, provisions=tp, keys=keys)
     elif unclear:
         dec = Decision(topic="transparency", title=t["title"], scope=t["scope"], status="unclear",
-                       decision=f"unclear — review {', '.join(unclear)}", keys=["unclear"], provisions=tp,
+                       decision=f"review {', '.join(unclear)}: the closest, not decided", keys=["unclear"],
+                       provisions=tp,
                        reason=f"closest paragraphs score between {th['transparency']['lo']:+.2f} and "
                               f"{th['transparency']['hi']:+.2f}")
     else:
@@ -494,6 +505,9 @@ def _role_provisions(spec: dict[str, Any], units: dict[str, Unit], role: str) ->
         first = u.parts[0] if u.parts else None
         s, e = _span_first_sentence(u, first.start, first.end) if first else \
             (0, amap._first_line(u.text, 0, len(u.text)))
+        if u.text[s:e].rstrip().endswith(":"):  # a lead-in: quote the list it introduces with it
+            lst = amap.points(u.text, s, first.end if first else len(u.text))
+            e = lst[-1].end if lst else e
         out.append(_prov(u, u.heading + (f"({first.label})" if first else ""), s, e, note=f"{role}: {u.title}"))
     return out
 
@@ -591,7 +605,8 @@ def evidence_for(embedder: Embedder, corpus: str, fit: dict[str, Any] | None) ->
     return _EVIDENCE[key]
 
 
-def assess(description: str, *, store: Store, embedder: Embedder | None, corpus: str, k: int = 4) -> Assessment:
+def assess(description: str, *, store: Store, embedder: Embedder | None, corpus: str, k: int = 4,
+           role: str | None = None) -> Assessment:
     """Decide applicability per topic for ``description`` over ``corpus``.
 
     Args:
@@ -600,8 +615,11 @@ def assess(description: str, *, store: Store, embedder: Embedder | None, corpus:
         embedder: the corpus's embedder (the thresholds were fitted for MiniLM; another model is said).
         corpus: a stored corpus; with a topic map the topics are decided, else asked as plain questions.
         k: plain questions only: provisions per topic.
+        role: ``provider``, ``deployer`` or ``both`` when the reviewer knows it (else read from the description).
     """
     d = _clean(description)
+    if role is not None and role not in ROLES:
+        raise QueryError(f"role must be one of {', '.join(ROLES)}. Currently, the role is {role!r}")
     m = amap.load(corpus)
     if m is None:
         return _plain(d, store=store, embedder=embedder, corpus=corpus, k=k)
@@ -627,7 +645,7 @@ def assess(description: str, *, store: Store, embedder: Embedder | None, corpus:
                          f"({err.args[0]}); re-ingest it with its adapter (anchor ingest {corpus})") from err
     ev = evidence_for(embedder, corpus, fit or {"background": []})
     s = score_all(ev, cs, d)
-    return Assessment(description=d, corpus=corpus, decisions=decide(m, cs, s, thresholds(fit)),
+    return Assessment(description=d, corpus=corpus, decisions=decide(m, cs, s, thresholds(fit), role),
                       notes=notes, model=embedder.model_id)
 
 
