@@ -173,7 +173,8 @@ def fit(rows: list[Row], cs: A.Candidates) -> dict[str, dict[str, float]]:
 
     th["transparency"] = best(pairs(grid(np.concatenate([r.scores.transparency for r in rows]))), t_util)
     rv = np.concatenate([r.scores.roles for r in rows])
-    opts = [{"hi": h, "lo": h, "margin": mg} for h in grid(rv) for mg in (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)]
+    # 99: never state a role (the evidence may not tell roles apart better than "not stated" does)
+    opts = [{"hi": h, "lo": h, "margin": mg} for h in [*grid(rv), 99.0] for mg in (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0)]
     th["role"] = max(opts, key=lambda o: (utility(tally([_outcome(predict_role(cs, r.scores, o), [r.role])
                                                           for r in rows])), o["hi"]))
     return th

@@ -184,7 +184,13 @@ class Evidence:
         todo = [t for t in dict.fromkeys(texts) if t not in self._views]
         if not todo:
             return
-        vs = [views(t) for t in todo]
+        # A clause that several candidates of one topic share ("the placing on the market, the putting
+        # into service or the use of") tells them apart from nothing: only the whole text keeps it.
+        seen: dict[str, int] = {}
+        for t in dict.fromkeys(texts):
+            for v in set(views(t)[1:]):
+                seen[v] = seen.get(v, 0) + 1
+        vs = [[x[0], *[v for v in x[1:] if seen.get(v, 0) < 2]] for x in (views(t) for t in todo)]
         flat = [v for x in vs for v in x]
         vecs = np.asarray(self.embedder.embed(flat), dtype=np.float32)
         i = 0
