@@ -180,6 +180,19 @@ def fit(rows: list[Row], cs: A.Candidates) -> dict[str, dict[str, float]]:
     return th
 
 
+def cross_validate(m: dict[str, Any], rows: list[Row], cs: A.Candidates, folds: int = 5) -> dict[str, Any]:
+    """Thresholds fitted on ``folds - 1`` parts of dev, decisions on the part left out, tallies summed."""
+    total: dict[str, dict[str, int]] = {}
+    for f in range(folds):
+        train = [r for i, r in enumerate(rows) if i % folds != f]
+        held = [r for i, r in enumerate(rows) if i % folds == f]
+        for topic, t in evaluate(m, held, cs, fit(train, cs)).items():
+            acc = total.setdefault(topic, {"correct": 0, "unclear": 0, "wrong": 0})
+            for k, v in t.items():
+                acc[k] += v
+    return total
+
+
 def table(name: str, res: dict[str, Any]) -> str:
     lines = [f"{name}", f"  {'topic':<24} {'correct':>8} {'unclear':>8} {'wrong':>6} {'n':>4}  accuracy"]
     for topic, t in res.items():
@@ -229,7 +242,11 @@ def main(argv: list[str] | None = None) -> int:
           f"embedder {embedder.model_id}; thresholds {source}")
     print(json.dumps(th))
     print(table("dev (fitted on; leave-one-out scores)", res_dev))
+    res_cv = cross_validate(m, dev, cs)
+    print(table("dev, 5-fold cross-validation (thresholds fitted on four fifths, decided on the fifth)", res_cv))
     print(table("test (held out, written before fitting)", res_test))
+    never = {k: {kk: 99.0 for kk in v} for k, v in th.items()}
+    print(table("baseline on test: every topic 'not applicable', role 'not stated'", evaluate(m, test, cs, never)))
     if args.show:
         for r in dev + test:
             g = decided(m, cs, r, th)
@@ -244,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
                      "eval/questions/assess_dev.jsonl (leave-one-out background scores; objective correct - "
                      f"{WRONG_COST:g} x wrong, 'unclear' between lo and hi); background: the dev descriptions "
                      "(unlabelled), the scale every description's similarity is measured on.",
-            "thresholds": th, "dev": res_dev, "test": res_test, "background": background,
+            "thresholds": th, "dev": res_dev, "dev_cv5": res_cv, "test": res_test, "background": background,
         }, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote {FIT.relative_to(REPO)}")
     print(f"({time.perf_counter() - t0:.0f}s)")

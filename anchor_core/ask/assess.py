@@ -166,6 +166,12 @@ def views(text: str) -> list[str]:
     return list(dict.fromkeys(x for x in out if x))
 
 
+def _scale(sims: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and spread of the background's similarities to each view (columns). Leaving out the most
+    similar background rows (the systems of that very kind) was tried: it fitted worse on dev."""
+    return sims.mean(0), np.maximum(sims.std(0), 1e-3)
+
+
 class Evidence:
     """Scores descriptions against candidates on the scale of a background of descriptions.
 
@@ -197,8 +203,7 @@ class Evidence:
         for t, x in zip(todo, vs, strict=True):
             block = vecs[i:i + len(x)]
             i += len(x)
-            sims = self.background @ block.T
-            self._views[t] = (block, sims.mean(0), np.maximum(sims.std(0), 1e-3))
+            self._views[t] = (block, *_scale(self.background @ block.T))
 
     def scores(self, description_vector: np.ndarray, texts: Sequence[str],
                background_mask: np.ndarray | None = None) -> np.ndarray:
@@ -209,8 +214,7 @@ class Evidence:
         for j, t in enumerate(texts):
             block, mean, std = self._views[t]
             if background_mask is not None:
-                sims = self.background[background_mask] @ block.T
-                mean, std = sims.mean(0), np.maximum(sims.std(0), 1e-3)
+                mean, std = _scale(self.background[background_mask] @ block.T)
             z = (block @ description_vector - mean) / std
             out[j] = (z[0] + z.max()) / 2
         return out
