@@ -246,7 +246,9 @@ def main(argv: list[str] | None = None) -> int:
     print(table("dev, 5-fold cross-validation (thresholds fitted on four fifths, decided on the fifth)", res_cv))
     print(table("test (held out, written before fitting)", res_test))
     never = {k: {kk: 99.0 for kk in v} for k, v in th.items()}
-    print(table("baseline on test: every topic 'not applicable', role 'not stated'", evaluate(m, test, cs, never)))
+    print(table("baseline on dev: every topic 'not applicable', role 'not stated'", evaluate(m, dev, cs, never)))
+    base_test = evaluate(m, test, cs, never)
+    print(table("baseline on test: every topic 'not applicable', role 'not stated'", base_test))
     if args.show:
         for r in dev + test:
             g = decided(m, cs, r, th)
@@ -261,7 +263,8 @@ def main(argv: list[str] | None = None) -> int:
                      "eval/questions/assess_dev.jsonl (leave-one-out background scores; objective correct - "
                      f"{WRONG_COST:g} x wrong, 'unclear' between lo and hi); background: the dev descriptions "
                      "(unlabelled), the scale every description's similarity is measured on.",
-            "thresholds": th, "dev": res_dev, "dev_cv5": res_cv, "test": res_test, "background": background,
+            "thresholds": th, "dev": res_dev, "dev_cv5": res_cv, "test": res_test,
+            "test_baseline": base_test, "background": background,
         }, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote {FIT.relative_to(REPO)}")
     print(f"({time.perf_counter() - t0:.0f}s)")

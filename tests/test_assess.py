@@ -234,7 +234,8 @@ def test_cv_ranking_end_to_end_with_minilm(aiact_minilm_home, monkeypatch, capsy
     assert main(["assess", "A tool that ranks job applicants' CVs for recruiters and shortlists candidates "
                  "for interviews", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["notes"] == []  # MiniLM: the thresholds were fitted for this model
+    assert not any("not calibrated" in n for n in out["notes"])  # MiniLM: the thresholds were fitted for it
+    assert any(n.startswith("measured on 20 held-out descriptions") for n in out["notes"])
     by = {d["topic"]: d for d in out["decisions"]}
     assert all(p["unit_id"] == "article-5" for p in by["prohibited"]["provisions"])
     assert by["prohibited"]["status"] == "not_applicable"
@@ -244,3 +245,12 @@ def test_cv_ranking_end_to_end_with_minilm(aiact_minilm_home, monkeypatch, capsy
         if p["note"].startswith("provider"):
             assert p["unit_id"] in {f"article-{n}" for n in range(16, 26)}
     assert not any(p["label"] == "Article 50(3)" for p in by["transparency"]["provisions"])
+
+
+def test_the_measured_note_reports_each_topic_beside_the_trivial_answer():
+    test = {"prohibited": {"correct": 16, "unclear": 0, "wrong": 4},
+            "high_risk": {"correct": 15, "unclear": 4, "wrong": 1}}
+    base = {"prohibited": {"correct": 15, "unclear": 0, "wrong": 5}}
+    note = A.measured(test, base)
+    assert note.startswith("measured on 20 held-out descriptions")
+    assert "prohibited 16/20 [answering 'none': 15/20]" in note and "high-risk 15/20 (4 unclear)" in note

@@ -648,6 +648,8 @@ def assess(description: str, *, store: Store, embedder: Embedder | None, corpus:
     elif fit.get("model") and fit["model"] != embedder.model_id:
         notes.append(f"the thresholds were fitted with {fit['model']}; with {embedder.model_id} the decisions are "
                      "not calibrated")
+    elif fit.get("test"):
+        notes.append(measured(fit["test"], fit.get("test_baseline")))
     try:
         cs = candidates(m, units)
     except KeyError as err:
@@ -657,6 +659,23 @@ def assess(description: str, *, store: Store, embedder: Embedder | None, corpus:
     s = score_all(ev, cs, d)
     return Assessment(description=d, corpus=corpus, decisions=decide(m, cs, s, thresholds(fit), role),
                       notes=notes, model=embedder.model_id)
+
+
+def measured(test: dict[str, dict[str, int]], baseline: dict[str, dict[str, int]] | None = None) -> str:
+    """How often each topic was right on the held-out descriptions, as the fit file records it, beside
+    how often "not applicable" everywhere (role "not stated") was."""
+    names = {"prohibited": "prohibited", "high_risk": "high-risk", "roles": "role", "transparency": "transparency"}
+    parts = []
+    for key, name in names.items():
+        t = test.get(key)
+        if t:
+            n = sum(t.values())
+            b = (baseline or {}).get(key)
+            parts.append(f"{name} {t['correct']}/{n}" + (f" ({t['unclear']} unclear)" if t.get("unclear") else "")
+                         + (f" [answering 'none': {b['correct']}/{n}]" if b else ""))
+    n = sum(next(iter(test.values())).values()) if test else 0
+    return (f"measured on {n} held-out descriptions (correct per topic): " + ", ".join(parts)
+            + "; a decision is evidence for a reviewer, not a legal conclusion")
 
 
 def _plain(d: str, *, store: Store, embedder: Embedder | None, corpus: str, k: int) -> Assessment:
