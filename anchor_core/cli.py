@@ -488,12 +488,14 @@ def cmd_reports_import(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_assess(args: argparse.Namespace, settings: Settings) -> int:
     from anchor_core.ask.assess import assess
+    from anchor_core.embed_cache import CachedEmbedder
 
     store = open_store(settings)
     store.corpus(args.corpus)
-    result = assess(args.description, store=store, embedder=_embedder(settings, store, args.corpus),
-                    corpus=args.corpus, k=args.k)
-    print(result.model_dump_json(indent=2) if args.json else result.to_text())
+    embedder = CachedEmbedder(_embedder(settings, store, args.corpus), settings.home / "embedding-cache.db")
+    result = assess(args.description, store=store, embedder=embedder, corpus=args.corpus, k=args.k,
+                    role=args.role)
+    print(result.model_dump_json(indent=2) if args.json else result.to_text(), end="" if not args.json else "\n")
     return 0
 
 
@@ -603,10 +605,13 @@ def build_parser() -> argparse.ArgumentParser:
     ri.add_argument("file")
     ri.set_defaults(func=cmd_reports_import)
 
-    asm = sub.add_parser("assess", help="describe an AI system; get the provisions that apply, each anchored")
+    asm = sub.add_parser("assess", help="describe an AI system; get an applicability decision per topic (prohibited, "
+                         "high-risk, roles, transparency, dates), each with its anchored provisions")
     asm.add_argument("description")
     asm.add_argument("--corpus", default=DEFAULT_CORPUS)
-    asm.add_argument("--k", type=int, default=4, help="provisions per topic")
+    asm.add_argument("--k", type=int, default=4, help="provisions per topic (corpora without a topic map only)")
+    asm.add_argument("--role", choices=["provider", "deployer", "both"],
+                     help="your role, when you know it (default: read from the description, else 'not stated')")
     asm.add_argument("--json", action="store_true")
     asm.set_defaults(func=cmd_assess)
 

@@ -25,6 +25,7 @@ pages = {
     "Work": [
         st.Page("views/ask.py", title="Ask", icon=":material/question_answer:", default=True),
         st.Page("views/verify.py", title="Verify", icon=":material/fact_check:"),
+        st.Page("views/assess.py", title="Assess", icon=":material/gavel:"),
         st.Page("views/reports.py", title="Reports", icon=":material/assignment_turned_in:"),
     ],
     "Library": [st.Page("views/corpora.py", title="Corpora", icon=":material/library_books:")],
@@ -44,7 +45,7 @@ st.html(LAYOUT_CSS)  # constant CSS, no data
 KEEP = re.compile(r"(ask_(corpus|k|hops|recitals|scorer|writer|question|claim_.*)|verify_(answer|corpus|units|scorer"
                   r"|semantic|claim_.*)|rep_(kind|corpus|state|text|open)|review_.*|rev_(claim|verdict"
                   r"|comment)_.*|rev_name|cp_(corpus|doc|recitals|unit|scope)|up_(into|new_name|existing|groups)"
-                  r"|reviewer)")
+                  r"|reviewer|assess_(corpus|description))")
 _kept: dict = st.session_state.setdefault("kept_input", {})
 for _key in [k for k in st.session_state if KEEP.fullmatch(str(k))]:
     _kept[_key] = st.session_state[_key]
