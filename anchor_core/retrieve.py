@@ -20,6 +20,7 @@ from anchor_core.embeddings import Embedder
 from anchor_core.errors import EmptyStore, QueryError, StoreError
 from anchor_core.fusion import rrf
 from anchor_core.models import Chunk, Filters, Hit, PathStep, Retrieval, StepKind
+from anchor_core.named import describe_unresolved, named_references
 from anchor_core.stores.base import Store
 from anchor_core.text import query_terms, words
 
@@ -31,8 +32,12 @@ class RetrievalSettings(BaseModel):
     candidates: int = Field(50, description="candidates taken from each signal before fusion")
     rrf_k: int = 60
     bm25_weight: float = Field(1.0, description="weight of the BM25 ranking in the fusion (dense has 1.0)")
-    hop_decay: float = 0.5
-    hop_slots: int | None = Field(None, description="slots reserved for followed chunks; default k // 2, at least 1")
+    hop_decay: float = Field(0.5, description="a followed chunk's share of its parent's score at best")
+    hop_floor: float = Field(0.5, description="share of that which needs no fit to the question (the rest "
+                             "scales with the target's closeness to the question relative to its parent's)")
+    hop_slots: int | None = Field(None, description="most followed chunks shown; default k // 2, at least 1")
+    named: bool = Field(True, description="fetch the units that references written in the question name")
+    named_slots: int | None = Field(None, description="most named units fetched; default (k + 1) // 2")
     backward: bool = Field(True, description="also follow references into the hits (who cites them)")
     backward_weight: float = Field(0.8, description="extra decay for a backward step")
     same_unit_weight: float = Field(0.5, description="extra decay for a reference to another part of the same unit")
@@ -62,11 +67,22 @@ class RetrievalSettings(BaseModel):
             raise ValueError(f"hop_decay must be in (0, 1]. Currently, the hop_decay is {v}")
         return v
 
+    @field_validator("hop_floor")
+    @classmethod
+    def _floor(cls, v: float) -> float:
+        if not 0 <= v <= 1:
+            raise ValueError(f"hop_floor must be in [0, 1]. Currently, the hop_floor is {v}")
+        return v
+
     @property
     def slots(self) -> int:
         if self.hops == 0:
             return 0
         return min(self.k, self.hop_slots if self.hop_slots is not None else max(1, self.k // 2))
+
+    @property
+    def named_cap(self) -> int:
+        return min(self.k, self.named_slots if self.named_slots is not None else (self.k + 1) // 2)
 
     @property
     def filters(self) -> Filters:
@@ -134,7 +150,7 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
 
     t = time.perf_counter()
     weights = [s.bm25_weight, 1.0] if len(rankings) == 2 else None
-    n_fused = s.k * 3 if s.diversify else s.k
+    n_fused = s.k * 3  # the hits after the k-th are what a named or followed unit displaces
     # Elasticsearch with ANCHOR_ES_SERVER_RRF=true (licensed clusters only) fuses on the server;
     # the per-signal ranks above still feed the trace. Equal weights there, as rrf_k's default.
     server = getattr(store, "search_fused", None) if both is not None and getattr(store, "server_rrf", False) \
@@ -152,22 +168,27 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
             continue  # a second slice of the same paragraph adds little: show another provision
         seen_parts.add((c.unit_id, c.part))
         direct.append(_hit(c, score, [], bm25_rank=bm25_rank.get(cid), dense_rank=dense_rank.get(cid)))
-        if len(direct) == s.k:
-            break
     timings["fuse"] = (time.perf_counter() - t) * 1000
 
     t = time.perf_counter()
-    followed = hop(direct, question=question, qvec=qvec, store=store, corpus=corpus, settings=s)
+    notes: list[str] = []
+    named = named_hits(question, direct, qvec=qvec, store=store, corpus=corpus, settings=s, notes=notes)
+    timings["named"] = (time.perf_counter() - t) * 1000
+
+    t = time.perf_counter()
+    named_parts = {(h.unit_id, h.part) for h in named}
+    pool = [h for h in direct if (h.unit_id, h.part) not in named_parts]
+    shown = named + pool[: s.k - len(named)]
+    followed = hop(shown, question=question, qvec=qvec, store=store, corpus=corpus, settings=s)
     timings["hop"] = (time.perf_counter() - t) * 1000
 
-    hits = assemble(direct, followed, k=s.k, slots=s.slots)
-    hits.sort(key=lambda h: -h.score)
+    hits = assemble(named, pool, followed, k=s.k, max_followed=s.slots)
     names = document_names(store, corpus) if hits else {}
     for i, h in enumerate(hits, start=1):
         h.rank = i
         h.document = names.get(h.doc_id, h.doc_id)
     timings["total"] = (time.perf_counter() - t_all) * 1000
-    return Retrieval(question=question, corpus=corpus, hits=hits,
+    return Retrieval(question=question, corpus=corpus, hits=hits, notes=notes,
                      timings_ms={k: round(v, 2) for k, v in timings.items()},
                      settings=s.model_dump(exclude_none=True))
 
@@ -177,21 +198,82 @@ def document_names(store: Store, corpus: str) -> dict[str, str]:
     return {d.doc_id: d.meta.get("file") or d.title or d.doc_id for d in store.documents(corpus)}
 
 
-def assemble(direct: list[Hit], followed: list[Hit], *, k: int, slots: int) -> list[Hit]:
-    """Top direct hits plus up to ``slots`` followed ones, ``k`` in all, each unit part once."""
-    used = min(slots, len(followed))
-    kept = direct[: k - used]
-    parts = {(h.unit_id, h.part) for h in kept}
-    extra: list[Hit] = []
-    for h in followed:
-        if len(extra) == used:
+def assemble(named: list[Hit], direct: list[Hit], followed: list[Hit], *, k: int, max_followed: int
+             ) -> list[Hit]:
+    """``k`` hits: the named ones, then direct and followed hits by score. A followed hit is taken
+    only when it outscores the direct hit it would displace (so a question that needs no reference
+    gets the direct hits of hops off), only once its parent is shown (so "followed from" always
+    names a shown source), at most ``max_followed`` of them, each unit part once."""
+    hits = list(named[:k])
+    parts = {(h.unit_id, h.part) for h in hits}
+    n_followed = 0
+    queue = sorted([*direct, *followed], key=lambda h: -h.score)  # stable: direct first on a tie
+    for h in queue:
+        if len(hits) == k:
             break
-        if (h.unit_id, h.part) not in parts:
-            extra.append(h)
-            parts.add((h.unit_id, h.part))
-    hits = kept + extra
-    hits += [h for h in direct[k - used:] if (h.unit_id, h.part) not in parts][: k - len(hits)]
-    return hits
+        if (h.unit_id, h.part) in parts:
+            continue
+        if h.via:
+            parent = (h.via[0].unit_id, h.via[0].part)
+            if n_followed == max_followed or parent not in parts:
+                continue
+            n_followed += 1
+            beaten = next((d for d in direct if (d.unit_id, d.part) not in parts), None)
+            if beaten is not None:
+                h.why += f"; outscored the next direct hit, {beaten.label} ({beaten.score:.4f})"
+        hits.append(h)
+        parts.add((h.unit_id, h.part))
+    shown = {h.label for h in hits}
+    for h in hits:
+        h.cited_by = [c for c in h.cited_by if c in shown and c != h.label]
+    order = {id(h): i for i, h in enumerate(hits)}
+    # Named hits first, in the order the question names them; the rest by score.
+    return hits[: len(named)] + sorted(hits[len(named):], key=lambda h: (-h.score, order[id(h)]))
+
+
+def named_hits(question: str, direct: list[Hit], *, qvec: np.ndarray | None, store: Store, corpus: str,
+               settings: RetrievalSettings, notes: list[str]) -> list[Hit]:
+    """The units the question names (``Annex III``), fetched directly: the referenced part's chunk
+    or, for a whole unit, its chunk closest to the question. A named unit that is also a direct
+    hit keeps that hit (and its ranks). Each takes a slot of its own, up to ``named_slots``."""
+    if not settings.named:
+        return []
+    refs = named_references(question, store=store, corpus=corpus)
+    for r in refs:
+        if not r.resolved:
+            notes.append(describe_unresolved(r))
+    refs = [r for r in refs if r.resolved and r.dst_unit]
+    if not refs:
+        return []
+    cap = settings.named_cap
+    if len(refs) > cap:
+        notes.append(f"the question names {len(refs)} units; the first {cap} are fetched directly: "
+                     + ", ".join(f"'{r.raw}'" for r in refs[:cap]))
+        refs = refs[:cap]
+    targets = sorted({r.dst_unit for r in refs if r.dst_unit})
+    chunks = store.units_chunks(corpus, targets, settings.filters)
+    units = store.get_units(corpus, targets)
+    rel = _relevance(question, qvec, [c for cs in chunks.values() for c in cs], store, corpus)
+    top = direct[0].score if direct else 1.0
+    out: list[Hit] = []
+    for r in refs:
+        assert r.dst_unit is not None
+        cands = chunks.get(r.dst_unit, [])
+        part = next((p for p in units[r.dst_unit].parts if p.label == r.dst_part), None) \
+            if r.dst_part and r.dst_unit in units else None
+        cands = [c for c in cands if _overlaps(c, (part.start, part.end) if part else None)] or cands
+        if not cands:
+            notes.append(f"'{r.raw}' in the question names {r.target_label}, which this search may not show")
+            continue
+        chunk = max(cands, key=lambda c: rel.get(c.chunk_id, 0.0))
+        if any((h.unit_id, h.part) == (chunk.unit_id, chunk.part) for h in out):
+            continue
+        same = next((h for h in direct if h.chunk_id == chunk.chunk_id), None)
+        h = same.model_copy() if same is not None else _hit(chunk, top, [])
+        h.score = max(h.score, top)
+        h.named = r.raw
+        out.append(h)
+    return out
 
 
 def _relevance(question: str, qvec: np.ndarray | None, chunks: list[Chunk], store: Store, corpus: str
@@ -211,22 +293,29 @@ def _overlaps(c: Chunk, span: tuple[int, int] | None) -> bool:
     return span is None or (c.start < span[1] and span[0] < c.end)
 
 
-def hop(direct: list[Hit], *, question: str, qvec: np.ndarray | None, store: Store, corpus: str,
+def hop(shown: list[Hit], *, question: str, qvec: np.ndarray | None, store: Store, corpus: str,
         settings: RetrievalSettings) -> list[Hit]:
-    """Follow references out of (and, with ``backward``, into) the hits for ``settings.hops``
-    hops; best path per chunk, best first. A direct hit that a reference leads to again is not
-    repeated; its ``cited_by`` records who cites it."""
-    if settings.hops == 0 or not direct:
+    """Follow references out of (and, with ``backward``, into) the shown hits for ``settings.hops``
+    hops, best parents first; best path per chunk, best first.
+
+    A followed chunk scores ``parent score × decay × (floor + (1 - floor) × fit)``: the parent's
+    evidence (its score, and the fact that it cites the target) carries most of it, and ``fit``,
+    the target's closeness to the question relative to its parent's, the rest. A target scored by
+    its own closeness alone loses whenever it is a list (annexes, schedules, tables), which reads
+    nothing like a question. A reference that leads to a shown hit is recorded in that hit's
+    ``cited_by`` (the hit that cites it) instead."""
+    if settings.hops == 0 or not shown:
         return []
     filters = settings.filters
     # A followed chunk of a paragraph that is already shown adds nothing: credit the shown hit instead.
-    taken = {(h.unit_id, h.part): h.chunk_id for h in direct[: settings.k - settings.slots]}
-    cited_by: dict[str, list[str]] = {}
+    taken = {(h.unit_id, h.part): h for h in shown}
     best: dict[str, Hit] = {}
     unit_chunks: dict[str, list[Chunk]] = {}
     units: dict = {}
-    frontier = direct
-    for _ in range(settings.hops):
+    rank = {id(h): i for i, h in enumerate(shown, start=1)}
+    frontier = shown
+    parent_fit: dict[str, float] = {}
+    for depth in range(1, settings.hops + 1):
         sources = sorted({h.unit_id for h in frontier})
         out_refs = store.references_from(corpus, sources)
         in_refs = store.references_to(corpus, sources) if settings.backward else []
@@ -237,7 +326,7 @@ def hop(direct: list[Hit], *, question: str, qvec: np.ndarray | None, store: Sto
 
         # (parent, target unit, span inside it or None, direction, the reference as written)
         moves: list[tuple[Hit, str, tuple[int, int] | None, StepKind, str]] = []
-        for parent in frontier:
+        for parent in frontier:  # best parents first: their moves win ties below
             for r in out_refs:
                 if r.dst_unit is None or r.src_unit != parent.unit_id or not (
                         r.in_title or parent.start <= r.start < parent.end):
@@ -255,6 +344,8 @@ def hop(direct: list[Hit], *, question: str, qvec: np.ndarray | None, store: Sto
                 moves.append((parent, r.src_unit, None if r.in_title else (r.start, r.end), "cited_by", r.raw))
 
         pool = {c.chunk_id: c for _, u, _, _, _ in moves for c in unit_chunks.get(u, [])}
+        missing_fit = [h for h in frontier if h.chunk_id not in parent_fit]
+        parent_fit.update(_relevance(question, qvec, [_as_chunk(h) for h in missing_fit], store, corpus))
         rel = _relevance(question, qvec, list(pool.values()), store, corpus)
         next_frontier: dict[str, Hit] = {}
         for parent, target, span, kind, raw in moves:
@@ -262,23 +353,35 @@ def hop(direct: list[Hit], *, question: str, qvec: np.ndarray | None, store: Sto
             if not cands:
                 continue
             chunk = max(cands, key=lambda c: rel.get(c.chunk_id, 0.0))
-            shown = taken.get((chunk.unit_id, chunk.part))
-            if shown is not None:
-                cited_by.setdefault(shown, []).append(parent.label)
+            seen = taken.get((chunk.unit_id, chunk.part))
+            if seen is not None:
+                # Forward: the parent cites the shown hit. Backward: the shown hit cites the parent.
+                cited, citing = (seen, parent) if kind == "cites" else (parent, seen)
+                if cited is not citing:
+                    cited.cited_by = sorted({*cited.cited_by, citing.label})
                 continue
             decay = settings.hop_decay if kind == "cites" else settings.hop_decay * settings.backward_weight
             if target == parent.unit_id:
                 decay *= settings.same_unit_weight  # a sibling paragraph is a weaker lead than another provision
-            score = parent.score * decay * max(rel.get(chunk.chunk_id, 0.0), 0.05)
+            fit = min(1.0, rel.get(chunk.chunk_id, 0.0) / max(parent_fit.get(parent.chunk_id, 0.0), 1e-6))
+            score = parent.score * decay * (settings.hop_floor + (1 - settings.hop_floor) * fit)
             prev = best.get(chunk.chunk_id)
             if prev is None or score > prev.score:
                 step = PathStep(unit_id=parent.unit_id, part=parent.part, to_unit=chunk.unit_id, to_part=chunk.part,
-                                kind=kind, raw=raw, depth=len(parent.via) + 1)
+                                kind=kind, raw=raw, depth=depth)
+                how = "cites it" if kind == "cites" else "is cited by it"
+                where = f"shown hit #{rank[id(parent)]}" if id(parent) in rank else "a followed hit"
+                why = (f"{parent.label} ({where}) {how} as '{raw}'; score {parent.score:.4f} × decay {decay:.2f} × "
+                       f"(floor {settings.hop_floor:.2f} + fit {fit:.2f}) = {score:.4f}")
                 h = _hit(chunk, score, [step, *parent.via])
+                h.why = why
                 best[chunk.chunk_id] = next_frontier[chunk.chunk_id] = h
         frontier = sorted(next_frontier.values(), key=lambda h: -h.score)[: settings.k]
         if not frontier:
             break
-    for h in direct:
-        h.cited_by = sorted(set(cited_by.get(h.chunk_id, [])) - {h.label})
     return sorted(best.values(), key=lambda h: -h.score)
+
+
+def _as_chunk(h: Hit) -> Chunk:
+    return Chunk(chunk_id=h.chunk_id, unit_id=h.unit_id, doc_id=h.doc_id, kind=h.kind, part=h.part, start=h.start,
+                 end=h.end, text=h.text, lead=h.heading)
