@@ -1,11 +1,18 @@
-"""Question → ranked evidence: BM25 ∥ kNN fused by RRF, then reference hops.
+"""Question → ranked evidence: named units, BM25 ∥ kNN fused, then reference hops.
 
-Reference hops follow the explicit references written inside the top hits (only those whose
-text lies inside the hit chunk: the chunk of Article 6(2) leads to Annex III, not every
-reference anywhere in Article 6). In the target unit, the chunk of the referenced part is
-taken, or, for a whole-unit reference, the chunk most similar to the question. A followed
-chunk scores ``parent score × decay × relevance`` and competes for reserved slots, so the
-final sort cannot silently push it out: with hops on, the output changes.
+1. **Named units.** References the question writes ("Annex III", "Section 4.4 of RFC 7233") are
+   read with the corpus's own grammar (:mod:`anchor_core.named`) and their units fetched first,
+   each in a slot of its own and marked ``Hit.named``; one that leads nowhere is a note.
+2. **Fusion.** BM25 and dense candidates are fused by score (min-max normalised BM25 and cosine,
+   :func:`anchor_core.fusion.combine`) or, optionally, by reciprocal rank; at most one hit per unit part.
+3. **Hops** follow the explicit references written inside the shown hits (only those whose text
+   lies inside the hit chunk: the chunk of Article 6(2) leads to Annex III, not every reference
+   anywhere in Article 6), best hits first, forward and backward. In the target unit, the chunk of
+   the referenced part is taken, or, for a whole-unit reference, the chunk most similar to the
+   question. A followed chunk scores from its parent's evidence (see :func:`hop`) and replaces the
+   last direct hit only when it outscores it, and only while its parent is shown: a question that
+   needs no reference gets the direct hits of hops off, every "followed from" names a shown hit,
+   and the context stays ``k``.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from anchor_core.embeddings import Embedder
 from anchor_core.errors import EmptyStore, QueryError, StoreError
-from anchor_core.fusion import rrf
+from anchor_core.fusion import combine, rrf
 from anchor_core.models import Chunk, Filters, Hit, PathStep, Retrieval, StepKind
 from anchor_core.named import describe_unresolved, named_references
 from anchor_core.stores.base import Store
@@ -30,10 +37,16 @@ class RetrievalSettings(BaseModel):
     hops: int = 1
     mode: Literal["hybrid", "bm25", "dense"] = "hybrid"
     candidates: int = Field(50, description="candidates taken from each signal before fusion")
+    fusion: Literal["score", "rrf"] = Field(
+        "score", description="hybrid fusion: 'score' combines min-max normalised BM25 scores and cosines "
+        "(fusion.combine), 'rrf' is reciprocal rank fusion; eval/results/retrieval.md compares them")
+    bm25_share: float = Field(0.4, description="BM25's share in the 'score' fusion (cosine has the rest); "
+                              "chosen by leave-one-set-out over the dev sets")
     rrf_k: int = 60
-    bm25_weight: float = Field(1.0, description="weight of the BM25 ranking in the fusion (dense has 1.0)")
-    hop_decay: float = Field(0.5, description="a followed chunk's share of its parent's score at best")
-    hop_floor: float = Field(0.5, description="share of that which needs no fit to the question (the rest "
+    bm25_weight: float = Field(1.0, description="weight of the BM25 ranking in the 'rrf' fusion (dense has 1.0)")
+    hop_decay: float = Field(1.0, description="a followed chunk's share of its parent's score at best; chosen "
+                             "by leave-one-set-out over the dev sets (eval/results/retrieval-cv.md)")
+    hop_floor: float = Field(0.25, description="share of that which needs no fit to the question (the rest "
                              "scales with the target's closeness to the question relative to its parent's)")
     hop_slots: int | None = Field(None, description="most followed chunks shown; default k // 2, at least 1")
     named: bool = Field(True, description="fetch the units that references written in the question name")
@@ -42,6 +55,7 @@ class RetrievalSettings(BaseModel):
     backward_weight: float = Field(0.8, description="extra decay for a backward step")
     same_unit_weight: float = Field(0.5, description="extra decay for a reference to another part of the same unit")
     diversify: bool = Field(True, description="at most one direct hit per unit part")
+    per_unit: int | None = Field(None, description="at most this many direct hits per unit (None: no limit)")
     include_recitals: bool = False
     groups: list[str] | None = None
     documents: list[str] | None = None
@@ -51,6 +65,15 @@ class RetrievalSettings(BaseModel):
     def _positive(cls, v: int, info) -> int:
         if v <= 0:
             raise ValueError(f"{info.field_name} must be greater than 0. Currently, the {info.field_name} is {v}")
+        return v
+
+    @field_validator("per_unit", "hop_slots", "named_slots")
+    @classmethod
+    def _positive_or_none(cls, v: int | None, info) -> int | None:
+        if v is not None and v < 0:
+            raise ValueError(f"{info.field_name} must be 0 or more. Currently, the {info.field_name} is {v}")
+        if info.field_name == "per_unit" and v == 0:
+            raise ValueError("per_unit must be greater than 0 (or None for no limit). Currently, the per_unit is 0")
         return v
 
     @field_validator("hops")
@@ -67,11 +90,11 @@ class RetrievalSettings(BaseModel):
             raise ValueError(f"hop_decay must be in (0, 1]. Currently, the hop_decay is {v}")
         return v
 
-    @field_validator("hop_floor")
+    @field_validator("hop_floor", "bm25_share")
     @classmethod
-    def _floor(cls, v: float) -> float:
+    def _share(cls, v: float, info) -> float:
         if not 0 <= v <= 1:
-            raise ValueError(f"hop_floor must be in [0, 1]. Currently, the hop_floor is {v}")
+            raise ValueError(f"{info.field_name} must be in [0, 1]. Currently, the {info.field_name} is {v}")
         return v
 
     @property
@@ -123,6 +146,7 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
         timings["embed"] = (time.perf_counter() - t) * 1000
 
     rankings: list[list[str]] = []
+    bm_scored: list[tuple[str, float]] = []
     bm25_rank: dict[str, int] = {}
     dense_rank: dict[str, int] = {}
     # A store that can run both searches in one round trip (Elasticsearch's _msearch) does so;
@@ -131,13 +155,15 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
     if both is not None:
         t = time.perf_counter()
         bm_hits, dense_hits = both(corpus, terms, qvec, s.candidates, filters)
+        bm_scored = list(bm_hits)
         timings["bm25+dense"] = (time.perf_counter() - t) * 1000
         rankings = [[cid for cid, _ in bm_hits], [cid for cid, _ in dense_hits]]
         bm25_rank = {cid: i + 1 for i, cid in enumerate(rankings[0])}
         dense_rank = {cid: i + 1 for i, cid in enumerate(rankings[1])}
     if s.mode in ("hybrid", "bm25") and both is None:
         t = time.perf_counter()
-        ids = [cid for cid, _ in store.search_bm25(corpus, terms, s.candidates, filters)]
+        bm_scored = store.search_bm25(corpus, terms, s.candidates, filters)
+        ids = [cid for cid, _ in bm_scored]
         timings["bm25"] = (time.perf_counter() - t) * 1000
         rankings.append(ids)
         bm25_rank = {cid: i + 1 for i, cid in enumerate(ids)}
@@ -157,16 +183,25 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
         else None
     if server is not None:
         fused = server(corpus, terms, qvec, n_fused, filters, rank_constant=s.rrf_k, window=s.candidates)
+    elif s.fusion == "score" and len(rankings) == 2 and qvec is not None:
+        # Exact cosines for every candidate, the lexical-only ones included (one vector fetch).
+        union = list(dict.fromkeys([*rankings[0], *rankings[1]]))
+        cosines = dict(zip(union, (store.chunk_vectors(corpus, union) @ qvec).tolist())) if union else {}
+        fused = combine(bm_scored, cosines, s.bm25_share)[:n_fused]
     else:
         fused = rrf(rankings, k=s.rrf_k, weights=weights)[:n_fused]
     chunks = store.get_chunks(corpus, [cid for cid, _ in fused])
     direct: list[Hit] = []
     seen_parts: set[tuple[str, str | None]] = set()
+    per_unit: dict[str, int] = {}
     for cid, score in fused:
         c = chunks.get(cid)
         if c is None or (s.diversify and (c.unit_id, c.part) in seen_parts):
             continue  # a second slice of the same paragraph adds little: show another provision
+        if s.per_unit is not None and per_unit.get(c.unit_id, 0) >= s.per_unit:
+            continue  # a fifth paragraph of one article crowds out the annex it points to
         seen_parts.add((c.unit_id, c.part))
+        per_unit[c.unit_id] = per_unit.get(c.unit_id, 0) + 1
         direct.append(_hit(c, score, [], bm25_rank=bm25_rank.get(cid), dense_rank=dense_rank.get(cid)))
     timings["fuse"] = (time.perf_counter() - t) * 1000
 
@@ -353,18 +388,25 @@ def hop(shown: list[Hit], *, question: str, qvec: np.ndarray | None, store: Stor
             if not cands:
                 continue
             chunk = max(cands, key=lambda c: rel.get(c.chunk_id, 0.0))
-            seen = taken.get((chunk.unit_id, chunk.part))
-            if seen is not None:
-                # Forward: the parent cites the shown hit. Backward: the shown hit cites the parent.
-                cited, citing = (seen, parent) if kind == "cites" else (parent, seen)
-                if cited is not citing:
-                    cited.cited_by = sorted({*cited.cited_by, citing.label})
-                continue
             decay = settings.hop_decay if kind == "cites" else settings.hop_decay * settings.backward_weight
             if target == parent.unit_id:
                 decay *= settings.same_unit_weight  # a sibling paragraph is a weaker lead than another provision
             fit = min(1.0, rel.get(chunk.chunk_id, 0.0) / max(parent_fit.get(parent.chunk_id, 0.0), 1e-6))
             score = parent.score * decay * (settings.hop_floor + (1 - settings.hop_floor) * fit)
+            seen = taken.get((chunk.unit_id, chunk.part))
+            if seen is not None:
+                if seen is parent:
+                    continue
+                # Forward: the parent cites the shown hit. Backward: the shown hit cites the parent.
+                cited, citing = (seen, parent) if kind == "cites" else (parent, seen)
+                cited.cited_by = sorted({*cited.cited_by, citing.label})
+                if score > seen.score and not seen.named:
+                    # A shown hit that a better hit leads to keeps that evidence: no followed chunk
+                    # with a weaker lead may displace it.
+                    seen.why = (f"kept up by {parent.label}, which {'cites it' if kind == 'cites' else 'it cites'} "
+                                f"as '{raw}': {seen.score:.4f} → {score:.4f}")
+                    seen.score = score
+                continue
             prev = best.get(chunk.chunk_id)
             if prev is None or score > prev.score:
                 step = PathStep(unit_id=parent.unit_id, part=parent.part, to_unit=chunk.unit_id, to_part=chunk.part,
