@@ -55,7 +55,8 @@ class RetrievalSettings(BaseModel):
     backward_weight: float = Field(0.8, description="extra decay for a backward step")
     same_unit_weight: float = Field(0.5, description="extra decay for a reference to another part of the same unit")
     diversify: bool = Field(True, description="at most one direct hit per unit part")
-    per_unit: int | None = Field(None, description="at most this many direct hits per unit (None: no limit)")
+    per_unit: int | None = Field(2, description="at most this many direct hits per unit (None: no limit); "
+                                 "chosen by leave-one-set-out over the dev sets")
     include_recitals: bool = False
     groups: list[str] | None = None
     documents: list[str] | None = None
@@ -414,7 +415,7 @@ def hop(shown: list[Hit], *, question: str, qvec: np.ndarray | None, store: Stor
                 how = "cites it" if kind == "cites" else "is cited by it"
                 where = f"shown hit #{rank[id(parent)]}" if id(parent) in rank else "a followed hit"
                 why = (f"{parent.label} ({where}) {how} as '{raw}'; score {parent.score:.4f} × decay {decay:.2f} × "
-                       f"(floor {settings.hop_floor:.2f} + fit {fit:.2f}) = {score:.4f}")
+                       f"({settings.hop_floor:.2f} + {1 - settings.hop_floor:.2f} × fit {fit:.2f}) = {score:.4f}")
                 h = _hit(chunk, score, [step, *parent.via])
                 h.why = why
                 best[chunk.chunk_id] = next_frontier[chunk.chunk_id] = h
