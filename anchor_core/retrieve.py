@@ -188,22 +188,28 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
         # Exact cosines for every candidate, the lexical-only ones included (one vector fetch).
         union = list(dict.fromkeys([*rankings[0], *rankings[1]]))
         cosines = dict(zip(union, (store.chunk_vectors(corpus, union) @ qvec).tolist())) if union else {}
-        fused = combine(bm_scored, cosines, s.bm25_share)[:n_fused]
+        fused = combine(bm_scored, cosines, s.bm25_share)
     else:
-        fused = rrf(rankings, k=s.rrf_k, weights=weights)[:n_fused]
-    chunks = store.get_chunks(corpus, [cid for cid, _ in fused])
+        fused = rrf(rankings, k=s.rrf_k, weights=weights)
     direct: list[Hit] = []
     seen_parts: set[tuple[str, str | None]] = set()
     per_unit: dict[str, int] = {}
-    for cid, score in fused:
-        c = chunks.get(cid)
-        if c is None or (s.diversify and (c.unit_id, c.part) in seen_parts):
-            continue  # a second slice of the same paragraph adds little: show another provision
-        if s.per_unit is not None and per_unit.get(c.unit_id, 0) >= s.per_unit:
-            continue  # a fifth paragraph of one article crowds out the annex it points to
-        seen_parts.add((c.unit_id, c.part))
-        per_unit[c.unit_id] = per_unit.get(c.unit_id, 0) + 1
-        direct.append(_hit(c, score, [], bm25_rank=bm25_rank.get(cid), dense_rank=dense_rank.get(cid)))
+    # Chunks are fetched a window at a time: the per-part and per-unit limits skip some, and the
+    # pool must still hold n_fused hits for named and followed units to displace.
+    for w in range(0, len(fused), n_fused):
+        if len(direct) >= n_fused:
+            break
+        window = fused[w:w + n_fused]
+        chunks = store.get_chunks(corpus, [cid for cid, _ in window])
+        for cid, score in window:
+            c = chunks.get(cid)
+            if c is None or (s.diversify and (c.unit_id, c.part) in seen_parts):
+                continue  # a second slice of the same paragraph adds little: show another provision
+            if s.per_unit is not None and per_unit.get(c.unit_id, 0) >= s.per_unit:
+                continue  # a fifth paragraph of one article crowds out the annex it points to
+            seen_parts.add((c.unit_id, c.part))
+            per_unit[c.unit_id] = per_unit.get(c.unit_id, 0) + 1
+            direct.append(_hit(c, score, [], bm25_rank=bm25_rank.get(cid), dense_rank=dense_rank.get(cid)))
     timings["fuse"] = (time.perf_counter() - t) * 1000
 
     t = time.perf_counter()
@@ -336,7 +342,8 @@ def hop(shown: list[Hit], *, question: str, qvec: np.ndarray | None, store: Stor
 
     A followed chunk scores ``parent score × decay × (floor + (1 - floor) × fit)``: the parent's
     evidence (its score, and the fact that it cites the target) carries most of it, and ``fit``,
-    the target's closeness to the question relative to its parent's, the rest. A target scored by
+    the target's closeness to the question relative to its parent's, the rest (relative to the
+    closest shown hit's instead scored lower on the dev sets: eval/results/retrieval-cv-hops2.md). A target scored by
     its own closeness alone loses whenever it is a list (annexes, schedules, tables), which reads
     nothing like a question. A reference that leads to a shown hit is recorded in that hit's
     ``cited_by`` (the hit that cites it) instead."""

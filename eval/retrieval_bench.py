@@ -59,6 +59,7 @@ ROWS = ("bm25s", "bm25", "dense", "fusion", "retrieve")
 FUSION_GRID = [{"fusion": "rrf", "bm25_weight": 1.0}, {"fusion": "rrf", "bm25_weight": 2.0},
                *({"fusion": "score", "bm25_share": w} for w in (0.3, 0.4, 0.5, 0.6, 0.7))]
 PER_UNIT_GRID = [{"per_unit": n} for n in (None, 1, 2, 3)]
+SLOTS_GRID = [{"hop_slots": n} for n in (None, 1, 2, 3)]
 HOP_GRID = [{"hop_decay": d, "hop_floor": f} for d in (0.6, 0.7, 0.8, 0.9, 1.0) for f in (0.25, 0.5, 0.75)]
 
 
@@ -385,6 +386,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=HERE / "results")
     p.add_argument("--tag", default="", help="suffix of the result files")
     p.add_argument("--rebuild", action="store_true", help="re-ingest every corpus")
+    p.add_argument("--stages", default="fusion,per_unit,hops", help="with --cv: the stages to run, each on top "
+                   "of the current defaults for the others")
     p.add_argument("--cv", action="store_true", help="instead of the table: the fusion and hop grids, chosen "
                    "leave-one-set-out (retrieval-cv.md)")
     args = p.parse_args(argv)
@@ -418,9 +421,11 @@ def cross_validate(store, embedder, sets: list[BenchSet], args) -> int:
           "best mean over the other sets (each set weighs the same), so the held-out score is not fitted on "
           "that set. The product defaults are the points fitted on all sets.", ""]
     fixed: dict = {}
-    for title, row, grid in (("Fusion (hops off)", "fusion", FUSION_GRID),
-                             ("Direct hits per unit (one hop)", "retrieve", PER_UNIT_GRID),
-                             ("Hop scoring (one hop)", "retrieve", HOP_GRID)):
+    stages = {"fusion": ("Fusion (hops off)", "fusion", FUSION_GRID),
+              "per_unit": ("Direct hits per unit (one hop)", "retrieve", PER_UNIT_GRID),
+              "hops": ("Hop scoring (one hop)", "retrieve", HOP_GRID),
+              "slots": ("Most followed hits shown (one hop; None: k // 2)", "retrieve", SLOTS_GRID)}
+    for title, row, grid in (stages[name] for name in args.stages.split(",")):
         full = [{**fixed, **g} for g in grid]
         scores = grid_search(store, embedder, sets, full, row=row)
         loo = leave_one_set_out(scores, names, full)

@@ -159,3 +159,38 @@ def test_timings_and_ranks_are_reported(store):
     assert [h.rank for h in r.hits] == list(range(1, len(r.hits) + 1))
     assert r.hits[0].unit_id == "article-2"
     assert all(h.bm25_rank or h.dense_rank for h in r.hits if not h.via)
+
+
+def test_score_fusion_keeps_a_lead_that_rank_fusion_flattens():
+    from anchor_core.fusion import combine
+
+    # "a" is far ahead on BM25 and last on cosine: RRF ranks it only third of four.
+    bm25 = [("a", 30.0), ("b", 5.0), ("c", 4.0)]
+    cosines = {"a": 0.30, "b": 0.55, "c": 0.60, "d": 0.35}
+    assert [c for c, _ in rrf([["a", "b", "c"], ["c", "b", "d", "a"]])].index("a") == 2
+    fused = dict(combine(bm25, cosines, 0.6))
+    assert max(fused, key=fused.get) == "a" and set(fused) == set(cosines)
+    assert dict(combine(bm25, cosines, 1.0))["d"] == 0.0  # a dense-only candidate has no BM25 share
+    assert combine(bm25, cosines, 0.0)[0][0] == "c" and combine(bm25, cosines, 1.0)[0][0] == "a"
+    # Min-max: a backend that reports (1 + cos) / 2 ranks the same.
+    shifted = {k: (1 + v) / 2 for k, v in cosines.items()}
+    assert [c for c, _ in combine(bm25, shifted, 0.4)] == [c for c, _ in combine(bm25, cosines, 0.4)]
+    with pytest.raises(ValueError, match="weight must be in"):
+        combine(bm25, cosines, 1.5)
+
+
+def test_per_unit_limits_direct_hits_of_one_unit(tmp_path):
+    paras = [(str(i), f"{i}. Lanterns shall be lit at dusk number {i}.") for i in range(1, 6)]
+    a1 = unit("article-1", "\n".join(t for _, t in paras), parts=paras)
+    a2 = unit("article-2", "Lanterns are inspected yearly.")
+    s = SQLiteStore(tmp_path / "u.db")
+    ingest(s, HashEmbedder(), ParsedCorpus(documents=[Document(doc_id="doc")], units=[a1, a2]), corpus="w",
+           adapter="test")
+
+    def units(**kw):
+        return [h.unit_id for h in retrieve("lanterns lit at dusk", store=s, embedder=HashEmbedder(), corpus="w",
+                                            settings=RetrievalSettings(k=4, hops=0, mode="bm25", **kw)).hits]
+    assert units(per_unit=None).count("article-1") == 4
+    assert units(per_unit=2).count("article-1") == 2 and "article-2" in units(per_unit=2)
+    with pytest.raises(ValidationError, match="per_unit must be greater than 0"):
+        RetrievalSettings(per_unit=0)
