@@ -49,6 +49,7 @@ class RetrievalSettings(BaseModel):
     hop_floor: float = Field(0.25, description="share of that which needs no fit to the question (the rest "
                              "scales with the target's closeness to the question relative to its parent's)")
     hop_slots: int | None = Field(None, description="most followed chunks shown; default k // 2, at least 1")
+    hop_per_parent: int | None = Field(None, description="most followed chunks shown from one hit (None: no limit)")
     named: bool = Field(True, description="fetch the units that references written in the question name")
     named_slots: int | None = Field(None, description="most named units fetched; default (k + 1) // 2")
     backward: bool = Field(True, description="also follow references into the hits (who cites them)")
@@ -68,13 +69,14 @@ class RetrievalSettings(BaseModel):
             raise ValueError(f"{info.field_name} must be greater than 0. Currently, the {info.field_name} is {v}")
         return v
 
-    @field_validator("per_unit", "hop_slots", "named_slots")
+    @field_validator("per_unit", "hop_slots", "named_slots", "hop_per_parent")
     @classmethod
     def _positive_or_none(cls, v: int | None, info) -> int | None:
         if v is not None and v < 0:
             raise ValueError(f"{info.field_name} must be 0 or more. Currently, the {info.field_name} is {v}")
-        if info.field_name == "per_unit" and v == 0:
-            raise ValueError("per_unit must be greater than 0 (or None for no limit). Currently, the per_unit is 0")
+        if info.field_name in ("per_unit", "hop_per_parent") and v == 0:
+            raise ValueError(f"{info.field_name} must be greater than 0 (or None for no limit). Currently, the "
+                             f"{info.field_name} is 0")
         return v
 
     @field_validator("hops")
@@ -224,7 +226,7 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
     followed = hop(shown, question=question, qvec=qvec, store=store, corpus=corpus, settings=s)
     timings["hop"] = (time.perf_counter() - t) * 1000
 
-    hits = assemble(named, pool, followed, k=s.k, max_followed=s.slots)
+    hits = assemble(named, pool, followed, k=s.k, max_followed=s.slots, per_parent=s.hop_per_parent)
     names = document_names(store, corpus) if hits else {}
     for i, h in enumerate(hits, start=1):
         h.rank = i
@@ -240,15 +242,17 @@ def document_names(store: Store, corpus: str) -> dict[str, str]:
     return {d.doc_id: d.meta.get("file") or d.title or d.doc_id for d in store.documents(corpus)}
 
 
-def assemble(named: list[Hit], direct: list[Hit], followed: list[Hit], *, k: int, max_followed: int
-             ) -> list[Hit]:
+def assemble(named: list[Hit], direct: list[Hit], followed: list[Hit], *, k: int, max_followed: int,
+             per_parent: int | None = None) -> list[Hit]:
     """``k`` hits: the named ones, then direct and followed hits by score. A followed hit is taken
     only when it outscores the direct hit it would displace (so a question that needs no reference
     gets the direct hits of hops off), only once its parent is shown (so "followed from" always
-    names a shown source), at most ``max_followed`` of them, each unit part once."""
+    names a shown source), at most ``max_followed`` of them (``per_parent`` from one hit), each unit
+    part once."""
     hits = list(named[:k])
     parts = {(h.unit_id, h.part) for h in hits}
     n_followed = 0
+    from_parent: dict[tuple[str, str | None], int] = {}
     queue = sorted([*direct, *followed], key=lambda h: -h.score)  # stable: direct first on a tie
     for h in queue:
         if len(hits) == k:
@@ -257,9 +261,11 @@ def assemble(named: list[Hit], direct: list[Hit], followed: list[Hit], *, k: int
             continue
         if h.via:
             parent = (h.via[0].unit_id, h.via[0].part)
-            if n_followed == max_followed or parent not in parts:
+            if n_followed == max_followed or parent not in parts or (
+                    per_parent is not None and from_parent.get(parent, 0) >= per_parent):
                 continue
             n_followed += 1
+            from_parent[parent] = from_parent.get(parent, 0) + 1
             beaten = next((d for d in direct if (d.unit_id, d.part) not in parts), None)
             if beaten is not None:
                 h.why += f"; outscored the next direct hit, {beaten.label} ({beaten.score:.4f})"

@@ -1,6 +1,6 @@
 """The retrieval bench's measures and its leave-one-set-out choice, without the benchmark data."""
 
-from eval.retrieval_bench import Q, BenchSet, leave_one_set_out, load_sets, score
+from eval.retrieval_bench import BenchSet, Q, leave_one_set_out, load_sets, score
 
 
 def test_measures_count_what_they_say():

@@ -59,3 +59,17 @@ def test_a_named_hit_and_notes_are_printed():
     out = _render(Retrieval(question="q", corpus="aiact", hits=[h], notes=["'Article 999' in the question is not in "
                                                                             "this corpus"]), 40)
     assert "named in the question (Annex III)" in out and "note: 'Article 999'" in out
+
+
+def test_followed_hits_from_one_hit_can_be_limited(tmp_path):
+    a1 = unit("article-1", "Lifeboats shall be inspected; see Annex I and Annex II.")
+    x1 = unit("annex-1", "Oars and buckets.", kind="annex")
+    x2 = unit("annex-2", "Flares and whistles.", kind="annex")
+    s = _store(tmp_path, [a1, x1, x2], [ref(a1, "Annex I", "annex-1"), ref(a1, "Annex II", "annex-2")])
+
+    def followed(**kw):
+        r = retrieve("lifeboats inspected", store=s, embedder=HashEmbedder(), corpus="w",
+                     settings=RetrievalSettings(k=3, hops=1, mode="bm25", candidates=1, hop_slots=2, **kw))
+        return sorted(h.unit_id for h in r.hits if h.via)
+    assert followed() == ["annex-1", "annex-2"]
+    assert len(followed(hop_per_parent=1)) == 1
