@@ -173,6 +173,9 @@ def cmd_retrieve(args: argparse.Namespace, settings: Settings) -> int:
     store = open_store(settings)
     store.corpus(args.corpus)  # fail on an unknown corpus before loading a model
     embedder = None if args.mode == "bm25" else _embedder(settings, store, args.corpus)
+    from anchor_core.workspace import use_adapter_grammars
+
+    use_adapter_grammars()
     result = retrieve(args.question, store=store, embedder=embedder, corpus=args.corpus, settings=rs)
     if args.json:
         print(json.dumps({
@@ -409,6 +412,9 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     output = _output_path(args.output)
     store = open_store(settings)
     store.corpus(args.corpus)  # fail on an unknown corpus before loading a model
+    from anchor_core.workspace import use_adapter_grammars
+
+    use_adapter_grammars()
     report = ask(args.question, store=store, embedder=_embedder(settings, store, args.corpus), corpus=args.corpus,
                  settings=s, llm=_llm(settings, args.no_llm))
     report = _saved(report, args, settings)

@@ -8,6 +8,10 @@ returns :class:`~anchor_core.models.Reference` records with ``src_unit == "quest
 ``resolved`` says whether the target (and part) exists in the stored corpus. Container
 references (``Chapter II``) are expected to arrive the same way, as references whose target is
 a member unit.
+
+The core does not look adapters up (the shells do): a shell hands the adapter registry over once
+with :func:`use_adapters` (the CLI, the dashboard and the benches do); without it no question is
+read for references, and retrieval works as before.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from anchor_core.errors import AnchorError
@@ -28,6 +33,17 @@ log = logging.getLogger(__name__)
 _MAY_NAME = re.compile(r"\d|\b[IVXLCivxlc]+\b")
 _lock = threading.Lock()
 _grammars: dict[tuple[int, str, str], tuple[Any, ParsedCorpus] | None] = {}
+_adapters: Callable[[str], Any] | None = None
+
+
+def use_adapters(lookup: Callable[[str], Any] | None) -> None:
+    """Let questions be read with the adapters' grammars: ``lookup(name)`` returns the adapter
+    registered under a corpus's adapter name (``ingest.get_adapter``) or raises AnchorError.
+    ``None`` turns named units off again."""
+    global _adapters
+    with _lock:
+        _adapters = lookup
+        _grammars.clear()
 
 
 def _grammar(store: Store, info: CorpusInfo) -> tuple[Any, ParsedCorpus] | None:
@@ -38,10 +54,8 @@ def _grammar(store: Store, info: CorpusInfo) -> tuple[Any, ParsedCorpus] | None:
             return _grammars[key]
     found: tuple[Any, ParsedCorpus] | None = None
     try:
-        from ingest import get_adapter
-
-        adapter = get_adapter(info.adapter)
-    except (AnchorError, ImportError):
+        adapter = _adapters(info.adapter) if _adapters is not None else None
+    except AnchorError:
         adapter = None  # a corpus ingested by a test or a custom adapter: no grammar, no named units
     if adapter is not None and hasattr(adapter, "references_in"):
         ids = store.unit_ids(info.name)

@@ -44,6 +44,7 @@ from anchor_core.embeddings import make_embedder
 from anchor_core.errors import CorpusNotFound
 from anchor_core.indexing import ingest
 from anchor_core.models import Filters, ParsedCorpus
+from anchor_core.named import use_adapters
 from anchor_core.retrieve import RetrievalSettings, retrieve
 from anchor_core.stores.sqlite import SQLiteStore
 from eval.data import BENCH, CORPORA
@@ -411,6 +412,7 @@ def main(argv: list[str] | None = None) -> int:
 
     embedder = CachedEmbedder(make_embedder(args.embedder), args.workspace / args.embedder / "embedding-cache.db")
     store = SQLiteStore(args.workspace / args.embedder / "bench.db")
+    use_adapters(get_adapter)  # as the CLI and the dashboard do: questions are read for named units
     sets = load_sets(args.sets.split(","), store, embedder, args.rebuild, args.obliqa_limit, args.seed)
     if args.cv:
         return cross_validate(store, embedder, sets, args)

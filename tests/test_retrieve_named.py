@@ -5,11 +5,19 @@ import pytest
 from anchor_core.embeddings import HashEmbedder
 from anchor_core.indexing import ingest
 from anchor_core.models import Document, ParsedCorpus
-from anchor_core.named import named_references
+from anchor_core.named import named_references, use_adapters
 from anchor_core.retrieve import RetrievalSettings, retrieve
 from anchor_core.stores.sqlite import SQLiteStore
 from ingest import get_adapter
 from tests.conftest import unit
+
+
+@pytest.fixture(autouse=True)
+def grammars():
+    """As the shells do: questions are read with the adapters' grammars."""
+    use_adapters(get_adapter)
+    yield
+    use_adapters(None)
 
 
 @pytest.fixture
@@ -50,10 +58,13 @@ def test_named_units_are_capped_and_the_rest_said(act):
     assert any("names 3 units" in n and "'Article 1', 'Article 2'" in n for n in r.notes)
 
 
-def test_a_corpus_without_a_grammar_has_no_named_units(tmp_path, small_corpus):
+def test_a_corpus_without_a_grammar_has_no_named_units(tmp_path, small_corpus, act):
     s = SQLiteStore(tmp_path / "t.db")
     ingest(s, HashEmbedder(), small_corpus, corpus="w", adapter="test")
     assert named_references("What is in Annex I?", store=s, corpus="w") == []
+    assert [r.dst_unit for r in named_references("What is in Annex I?", store=act, corpus="w")] == ["annex-1"]
+    use_adapters(None)  # a core used without a shell: no adapter lookup, nothing named
+    assert named_references("What is in Annex I?", store=act, corpus="w") == []
 
 
 @pytest.mark.parametrize("adapter, question, expected", [
