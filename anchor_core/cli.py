@@ -151,7 +151,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
 def _render(result, show_text: int) -> str:
     lines = [f"question: {result.question}", f"corpus:   {result.corpus}", ""]
     for h in result.hits:
-        how = "direct" if not h.via else "via " + h.path.split(" ", 1)[1]
+        how = ("via " + h.route) if h.via else (f"named in the question ({h.named})" if h.named else "direct")
         if h.cited_by:
             how += f" (also cited by {', '.join(h.cited_by)})"
         lines.append(f"{h.rank:>2}. {h.label:<22} score {h.score:.4f}  {how}")
@@ -160,6 +160,7 @@ def _render(result, show_text: int) -> str:
         snippet = " ".join(h.text.split())
         lines.append(f"    {snippet[:show_text]}{'…' if len(snippet) > show_text else ''}")
     lines.append("")
+    lines += [f"note: {n}" for n in result.notes]
     lines.append("timings (ms): " + ", ".join(f"{k} {v:.1f}" for k, v in result.timings_ms.items()))
     return "\n".join(lines)
 
@@ -172,6 +173,9 @@ def cmd_retrieve(args: argparse.Namespace, settings: Settings) -> int:
     store = open_store(settings)
     store.corpus(args.corpus)  # fail on an unknown corpus before loading a model
     embedder = None if args.mode == "bm25" else _embedder(settings, store, args.corpus)
+    from anchor_core.workspace import use_adapter_grammars
+
+    use_adapter_grammars()
     result = retrieve(args.question, store=store, embedder=embedder, corpus=args.corpus, settings=rs)
     if args.json:
         print(json.dumps({
@@ -179,8 +183,10 @@ def cmd_retrieve(args: argparse.Namespace, settings: Settings) -> int:
             "hits": [{"unit_id": h.unit_id, "part": h.part, "chunk_id": h.chunk_id, "score": h.score, "rank": h.rank,
                       "via": [v.unit_id for v in h.via], "via_kind": h.via_kind,
                       "steps": [v.model_dump() for v in h.via], "path": h.path,
-                      "cited_by": h.cited_by, "document": h.document, "page": h.page,
+                      "cited_by": h.cited_by, "named": h.named, "why": h.why, "document": h.document,
+                      "page": h.page,
                       "text": h.text} for h in result.hits],
+            "notes": result.notes,
             "timings_ms": result.timings_ms,
         }, ensure_ascii=False, indent=2))
     else:
@@ -406,6 +412,9 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     output = _output_path(args.output)
     store = open_store(settings)
     store.corpus(args.corpus)  # fail on an unknown corpus before loading a model
+    from anchor_core.workspace import use_adapter_grammars
+
+    use_adapter_grammars()
     report = ask(args.question, store=store, embedder=_embedder(settings, store, args.corpus), corpus=args.corpus,
                  settings=s, llm=_llm(settings, args.no_llm))
     report = _saved(report, args, settings)

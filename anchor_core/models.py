@@ -239,6 +239,11 @@ class Hit(BaseModel):
     dense_rank: int | None = None
     cited_by: list[str] = Field(default_factory=list)
     """Other hits of the same result whose references point at this chunk."""
+    named: str = ""
+    """The reference as the question wrote it (``Annex III``) when the question names this unit;
+    such a hit is fetched directly and has an empty ``via``."""
+    why: str = ""
+    """For a followed hit: why it was taken (which shown hit cites it, and the scores compared)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -272,10 +277,13 @@ class Hit(BaseModel):
         """The label, then each step back to a direct hit; the arrow points from the citing
         provision to the cited one: ``annex-3(4) ← article-6(2)`` (Article 6(2) cites Annex III),
         ``article-43(1) → annex-7(3)`` (Article 43(1) cites Annex VII, which was a hit)."""
-        out = self.label
-        for step in self.via:
-            out += f" {'←' if step.kind == 'cites' else '→'} {step.label}"
-        return out
+        return f"{self.label} {self.route}" if self.via else self.label
+
+    @property
+    def route(self) -> str:
+        """The steps of ``path`` without the hit's own label (``← article-6(2)``), built from the
+        steps, never by splitting ``path``: a part label may hold spaces (a PEP section title)."""
+        return " ".join(f"{'←' if step.kind == 'cites' else '→'} {step.label}" for step in self.via)
 
 
 class Retrieval(BaseModel):
@@ -286,6 +294,9 @@ class Retrieval(BaseModel):
     hits: list[Hit]
     timings_ms: dict[str, float] = Field(default_factory=dict)
     settings: dict[str, Any] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
+    """What the trace should say beyond the hits: references in the question that lead nowhere,
+    named units that did not fit."""
 
 
 class Filters(BaseModel):

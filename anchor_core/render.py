@@ -278,7 +278,8 @@ def to_text(r: Report) -> str:
         out.append("sources")
         for s in r.sources:
             where = (f" {s.document}" if s.document else "") + (f" p.{s.page}" if s.page else "")
-            follow = f" (followed from {s.followed_from})" if s.followed_from else ""
+            follow = (f" (followed from {s.followed_from})" if s.followed_from else
+                      f" (named in the question: {s.named})" if s.named else "")
             snippet = " ".join(s.text.split())[:90]
             out.append(f"  [{s.n}] {s.label:<16}{where} score {s.score:.2f}{follow}  {snippet}…")
     if r.trace:
@@ -329,7 +330,8 @@ def to_markdown(r: Report, *, record: bool = True) -> str:
     if r.sources:
         out += ["## Retrieved sources" if r.kind == "ask" else "## Sources", ""]
         for s in r.sources:
-            via = f", followed from {s.followed_from}" if s.followed_from else ""
+            via = (f", followed from {s.followed_from}" if s.followed_from else
+                   f", named in the question: {m(s.named, inline=True)}" if s.named else "")
             page = f", page {s.page}" if s.page else ""
             score = f", score {s.score:.3f}" if r.kind == "ask" else ""
             out.append(f"- \\[{s.n}\\] **{m(s.label, inline=True)}**{m(page)}{score}"
@@ -395,7 +397,8 @@ def to_html(r: Report) -> str:
     if r.sources:
         parts.append(f"<h2>{'Retrieved sources' if r.kind == 'ask' else 'Sources'}</h2><ol>")
         for s in r.sources:
-            via = f" — followed from {e(s.followed_from)}" if s.followed_from else ""
+            via = (f" — followed from {e(s.followed_from)}" if s.followed_from else
+                   f" — named in the question: {e(s.named)}" if s.named else "")
             score = f" score {s.score:.3f}" if r.kind == "ask" else ""
             parts.append(f"<li value='{s.n}'><strong>{e(s.label)}</strong>{score}{via}"
                          f"<div class='meta'>{e(' '.join(s.text.split())[:400])}</div></li>")

@@ -113,7 +113,9 @@ class Source(BaseModel):
     path: str = ""
     """Reference path for hop hits: ``annex-3(4) ← article-6(2)``."""
     followed_from: str | None = None
-    """The label of the source whose reference led here (``Annex III(4)``)."""
+    """The label of the source whose reference led here (``Article 6(2)``); always one of the sources."""
+    named: str = ""
+    """The reference as the question wrote it when the question names this source (``Annex III``)."""
     unit_sha256: str = ""
 
     @classmethod

@@ -1,11 +1,18 @@
-"""Question → ranked evidence: BM25 ∥ kNN fused by RRF, then reference hops.
+"""Question → ranked evidence: named units, BM25 ∥ kNN fused, then reference hops.
 
-Reference hops follow the explicit references written inside the top hits (only those whose
-text lies inside the hit chunk: the chunk of Article 6(2) leads to Annex III, not every
-reference anywhere in Article 6). In the target unit, the chunk of the referenced part is
-taken, or, for a whole-unit reference, the chunk most similar to the question. A followed
-chunk scores ``parent score × decay × relevance`` and competes for reserved slots, so the
-final sort cannot silently push it out: with hops on, the output changes.
+1. **Named units.** References the question writes ("Annex III", "Section 4.4 of RFC 7233") are
+   read with the corpus's own grammar (:mod:`anchor_core.named`) and their units fetched first,
+   each in a slot of its own and marked ``Hit.named``; one that leads nowhere is a note.
+2. **Fusion.** BM25 and dense candidates are fused by score (min-max normalised BM25 and cosine,
+   :func:`anchor_core.fusion.combine`) or, optionally, by reciprocal rank; at most one hit per unit part.
+3. **Hops** follow the explicit references written inside the shown hits (only those whose text
+   lies inside the hit chunk: the chunk of Article 6(2) leads to Annex III, not every reference
+   anywhere in Article 6), best hits first, forward and backward. In the target unit, the chunk of
+   the referenced part is taken, or, for a whole-unit reference, the chunk most similar to the
+   question. A followed chunk scores from its parent's evidence (see :func:`hop`) and replaces the
+   last direct hit only when it outscores it, and only while its parent is shown: a question that
+   needs no reference gets the direct hits of hops off, every "followed from" names a shown hit,
+   and the context stays ``k``.
 """
 
 from __future__ import annotations
@@ -18,8 +25,9 @@ from pydantic import BaseModel, Field, field_validator
 
 from anchor_core.embeddings import Embedder
 from anchor_core.errors import EmptyStore, QueryError, StoreError
-from anchor_core.fusion import rrf
-from anchor_core.models import Chunk, Filters, Hit, PathStep, Retrieval, StepKind
+from anchor_core.fusion import combine, rrf
+from anchor_core.models import Chunk, Filters, Hit, PathStep, Reference, Retrieval, StepKind
+from anchor_core.named import describe_unresolved, named_references
 from anchor_core.stores.base import Store
 from anchor_core.text import query_terms, words
 
@@ -29,14 +37,27 @@ class RetrievalSettings(BaseModel):
     hops: int = 1
     mode: Literal["hybrid", "bm25", "dense"] = "hybrid"
     candidates: int = Field(50, description="candidates taken from each signal before fusion")
+    fusion: Literal["score", "rrf"] = Field(
+        "score", description="hybrid fusion: 'score' combines min-max normalised BM25 scores and cosines "
+        "(fusion.combine), 'rrf' is reciprocal rank fusion; eval/results/retrieval.md compares them")
+    bm25_share: float = Field(0.4, description="BM25's share in the 'score' fusion (cosine has the rest); "
+                              "chosen by leave-one-set-out over the dev sets")
     rrf_k: int = 60
-    bm25_weight: float = Field(1.0, description="weight of the BM25 ranking in the fusion (dense has 1.0)")
-    hop_decay: float = 0.5
-    hop_slots: int | None = Field(None, description="slots reserved for followed chunks; default k // 2, at least 1")
+    bm25_weight: float = Field(1.0, description="weight of the BM25 ranking in the 'rrf' fusion (dense has 1.0)")
+    hop_decay: float = Field(1.0, description="a followed chunk's share of its parent's score at best; chosen "
+                             "by leave-one-set-out over the dev sets (eval/results/retrieval-cv.md)")
+    hop_floor: float = Field(0.25, description="share of that which needs no fit to the question (the rest "
+                             "scales with the target's closeness to the question relative to its parent's)")
+    hop_slots: int | None = Field(None, description="most followed chunks shown; default k // 2, at least 1")
+    hop_per_parent: int | None = Field(None, description="most followed chunks shown from one hit (None: no limit)")
+    named: bool = Field(True, description="fetch the units that references written in the question name")
+    named_slots: int | None = Field(None, description="most named units fetched; default (k + 1) // 2")
     backward: bool = Field(True, description="also follow references into the hits (who cites them)")
     backward_weight: float = Field(0.8, description="extra decay for a backward step")
     same_unit_weight: float = Field(0.5, description="extra decay for a reference to another part of the same unit")
     diversify: bool = Field(True, description="at most one direct hit per unit part")
+    per_unit: int | None = Field(2, description="at most this many direct hits per unit (None: no limit); "
+                                 "chosen by leave-one-set-out over the dev sets")
     include_recitals: bool = False
     groups: list[str] | None = None
     documents: list[str] | None = None
@@ -46,6 +67,16 @@ class RetrievalSettings(BaseModel):
     def _positive(cls, v: int, info) -> int:
         if v <= 0:
             raise ValueError(f"{info.field_name} must be greater than 0. Currently, the {info.field_name} is {v}")
+        return v
+
+    @field_validator("per_unit", "hop_slots", "named_slots", "hop_per_parent")
+    @classmethod
+    def _positive_or_none(cls, v: int | None, info) -> int | None:
+        if v is not None and v < 0:
+            raise ValueError(f"{info.field_name} must be 0 or more. Currently, the {info.field_name} is {v}")
+        if info.field_name in ("per_unit", "hop_per_parent") and v == 0:
+            raise ValueError(f"{info.field_name} must be greater than 0 (or None for no limit). Currently, the "
+                             f"{info.field_name} is 0")
         return v
 
     @field_validator("hops")
@@ -62,11 +93,22 @@ class RetrievalSettings(BaseModel):
             raise ValueError(f"hop_decay must be in (0, 1]. Currently, the hop_decay is {v}")
         return v
 
+    @field_validator("hop_floor", "bm25_share")
+    @classmethod
+    def _share(cls, v: float, info) -> float:
+        if not 0 <= v <= 1:
+            raise ValueError(f"{info.field_name} must be in [0, 1]. Currently, the {info.field_name} is {v}")
+        return v
+
     @property
     def slots(self) -> int:
         if self.hops == 0:
             return 0
         return min(self.k, self.hop_slots if self.hop_slots is not None else max(1, self.k // 2))
+
+    @property
+    def named_cap(self) -> int:
+        return min(self.k, self.named_slots if self.named_slots is not None else (self.k + 1) // 2)
 
     @property
     def filters(self) -> Filters:
@@ -107,6 +149,7 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
         timings["embed"] = (time.perf_counter() - t) * 1000
 
     rankings: list[list[str]] = []
+    bm_scored: list[tuple[str, float]] = []
     bm25_rank: dict[str, int] = {}
     dense_rank: dict[str, int] = {}
     # A store that can run both searches in one round trip (Elasticsearch's _msearch) does so;
@@ -115,13 +158,15 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
     if both is not None:
         t = time.perf_counter()
         bm_hits, dense_hits = both(corpus, terms, qvec, s.candidates, filters)
+        bm_scored = list(bm_hits)
         timings["bm25+dense"] = (time.perf_counter() - t) * 1000
         rankings = [[cid for cid, _ in bm_hits], [cid for cid, _ in dense_hits]]
         bm25_rank = {cid: i + 1 for i, cid in enumerate(rankings[0])}
         dense_rank = {cid: i + 1 for i, cid in enumerate(rankings[1])}
     if s.mode in ("hybrid", "bm25") and both is None:
         t = time.perf_counter()
-        ids = [cid for cid, _ in store.search_bm25(corpus, terms, s.candidates, filters)]
+        bm_scored = store.search_bm25(corpus, terms, s.candidates, filters)
+        ids = [cid for cid, _ in bm_scored]
         timings["bm25"] = (time.perf_counter() - t) * 1000
         rankings.append(ids)
         bm25_rank = {cid: i + 1 for i, cid in enumerate(ids)}
@@ -134,40 +179,60 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
 
     t = time.perf_counter()
     weights = [s.bm25_weight, 1.0] if len(rankings) == 2 else None
-    n_fused = s.k * 3 if s.diversify else s.k
+    n_fused = s.k * 3  # the hits after the k-th are what a named or followed unit displaces
     # Elasticsearch with ANCHOR_ES_SERVER_RRF=true (licensed clusters only) fuses on the server;
     # the per-signal ranks above still feed the trace. Equal weights there, as rrf_k's default.
     server = getattr(store, "search_fused", None) if both is not None and getattr(store, "server_rrf", False) \
         else None
     if server is not None:
         fused = server(corpus, terms, qvec, n_fused, filters, rank_constant=s.rrf_k, window=s.candidates)
+    elif s.fusion == "score" and len(rankings) == 2 and qvec is not None:
+        # Exact cosines for every candidate, the lexical-only ones included (one vector fetch).
+        union = list(dict.fromkeys([*rankings[0], *rankings[1]]))
+        cosines = dict(zip(union, (store.chunk_vectors(corpus, union) @ qvec).tolist())) if union else {}
+        fused = combine(bm_scored, cosines, s.bm25_share)
     else:
-        fused = rrf(rankings, k=s.rrf_k, weights=weights)[:n_fused]
-    chunks = store.get_chunks(corpus, [cid for cid, _ in fused])
+        fused = rrf(rankings, k=s.rrf_k, weights=weights)
     direct: list[Hit] = []
     seen_parts: set[tuple[str, str | None]] = set()
-    for cid, score in fused:
-        c = chunks.get(cid)
-        if c is None or (s.diversify and (c.unit_id, c.part) in seen_parts):
-            continue  # a second slice of the same paragraph adds little: show another provision
-        seen_parts.add((c.unit_id, c.part))
-        direct.append(_hit(c, score, [], bm25_rank=bm25_rank.get(cid), dense_rank=dense_rank.get(cid)))
-        if len(direct) == s.k:
+    per_unit: dict[str, int] = {}
+    # Chunks are fetched a window at a time: the per-part and per-unit limits skip some, and the
+    # pool must still hold n_fused hits for named and followed units to displace.
+    for w in range(0, len(fused), n_fused):
+        if len(direct) >= n_fused:
             break
+        window = fused[w:w + n_fused]
+        chunks = store.get_chunks(corpus, [cid for cid, _ in window])
+        for cid, score in window:
+            c = chunks.get(cid)
+            if c is None or (s.diversify and (c.unit_id, c.part) in seen_parts):
+                continue  # a second slice of the same paragraph adds little: show another provision
+            if s.per_unit is not None and per_unit.get(c.unit_id, 0) >= s.per_unit:
+                continue  # a fifth paragraph of one article crowds out the annex it points to
+            seen_parts.add((c.unit_id, c.part))
+            per_unit[c.unit_id] = per_unit.get(c.unit_id, 0) + 1
+            direct.append(_hit(c, score, [], bm25_rank=bm25_rank.get(cid), dense_rank=dense_rank.get(cid)))
     timings["fuse"] = (time.perf_counter() - t) * 1000
 
     t = time.perf_counter()
-    followed = hop(direct, question=question, qvec=qvec, store=store, corpus=corpus, settings=s)
+    notes: list[str] = []
+    named = named_hits(question, direct, qvec=qvec, store=store, corpus=corpus, settings=s, notes=notes)
+    timings["named"] = (time.perf_counter() - t) * 1000
+
+    t = time.perf_counter()
+    named_parts = {(h.unit_id, h.part) for h in named}
+    pool = [h for h in direct if (h.unit_id, h.part) not in named_parts]
+    shown = named + pool[: s.k - len(named)]
+    followed = hop(shown, question=question, qvec=qvec, store=store, corpus=corpus, settings=s)
     timings["hop"] = (time.perf_counter() - t) * 1000
 
-    hits = assemble(direct, followed, k=s.k, slots=s.slots)
-    hits.sort(key=lambda h: -h.score)
+    hits = assemble(named, pool, followed, k=s.k, max_followed=s.slots, per_parent=s.hop_per_parent)
     names = document_names(store, corpus, {h.doc_id for h in hits}) if hits else {}
     for i, h in enumerate(hits, start=1):
         h.rank = i
         h.document = names.get(h.doc_id, h.doc_id)
     timings["total"] = (time.perf_counter() - t_all) * 1000
-    return Retrieval(question=question, corpus=corpus, hits=hits,
+    return Retrieval(question=question, corpus=corpus, hits=hits, notes=notes,
                      timings_ms={k: round(v, 2) for k, v in timings.items()},
                      settings=s.model_dump(exclude_none=True))
 
@@ -179,21 +244,111 @@ def document_names(store: Store, corpus: str, doc_ids: set[str] | None = None) -
             for d in store.documents(corpus, None if doc_ids is None else sorted(doc_ids))}
 
 
-def assemble(direct: list[Hit], followed: list[Hit], *, k: int, slots: int) -> list[Hit]:
-    """Top direct hits plus up to ``slots`` followed ones, ``k`` in all, each unit part once."""
-    used = min(slots, len(followed))
-    kept = direct[: k - used]
-    parts = {(h.unit_id, h.part) for h in kept}
-    extra: list[Hit] = []
-    for h in followed:
-        if len(extra) == used:
+def assemble(named: list[Hit], direct: list[Hit], followed: list[Hit], *, k: int, max_followed: int,
+             per_parent: int | None = None) -> list[Hit]:
+    """``k`` hits: the named ones, then direct and followed hits by score. A followed hit is taken
+    only when it outscores the direct hit it would displace (so a question that needs no reference
+    gets the direct hits of hops off), only once its parent is shown (so "followed from" always
+    names a shown source), at most ``max_followed`` of them (``per_parent`` from one hit), each unit
+    part once."""
+    hits = list(named[:k])
+    parts = {(h.unit_id, h.part) for h in hits}
+    n_followed = 0
+    from_parent: dict[tuple[str, str | None], int] = {}
+    queue = sorted([*direct, *followed], key=lambda h: -h.score)  # stable: direct first on a tie
+    for h in queue:
+        if len(hits) == k:
             break
-        if (h.unit_id, h.part) not in parts:
-            extra.append(h)
-            parts.add((h.unit_id, h.part))
-    hits = kept + extra
-    hits += [h for h in direct[k - used:] if (h.unit_id, h.part) not in parts][: k - len(hits)]
-    return hits
+        if (h.unit_id, h.part) in parts:
+            continue
+        if h.via:
+            parent = (h.via[0].unit_id, h.via[0].part)
+            if n_followed == max_followed or parent not in parts or (
+                    per_parent is not None and from_parent.get(parent, 0) >= per_parent):
+                continue
+            n_followed += 1
+            from_parent[parent] = from_parent.get(parent, 0) + 1
+            beaten = next((d for d in direct if (d.unit_id, d.part) not in parts), None)
+            if beaten is not None:
+                h.why += f"; outscored the next direct hit, {beaten.label} ({beaten.score:.4f})"
+        hits.append(h)
+        parts.add((h.unit_id, h.part))
+    shown = {h.label for h in hits}
+    for h in hits:
+        h.cited_by = [c for c in h.cited_by if c in shown and c != h.label]
+    order = {id(h): i for i, h in enumerate(hits)}
+    # Named hits first, in the order the question names them; the rest by score.
+    return hits[: len(named)] + sorted(hits[len(named):], key=lambda h: (-h.score, order[id(h)]))
+
+
+def named_hits(question: str, direct: list[Hit], *, qvec: np.ndarray | None, store: Store, corpus: str,
+               settings: RetrievalSettings, notes: list[str]) -> list[Hit]:
+    """The units the question names (``Annex III``), fetched directly: the referenced part's chunk
+    or, for a whole unit, its chunk closest to the question. A named unit that is also a direct
+    hit keeps that hit (and its ranks). Each takes a slot of its own, up to ``named_slots``."""
+    if not settings.named:
+        return []
+    refs = named_references(question, store=store, corpus=corpus)
+    for r in refs:
+        if not r.resolved:
+            notes.append(describe_unresolved(r))
+    refs = [r for r in refs if r.resolved and r.dst_unit]
+    if not refs:
+        return []
+    targets = sorted({r.dst_unit for r in refs if r.dst_unit})
+    chunks = store.units_chunks(corpus, targets, settings.filters)
+    units = store.get_units(corpus, targets)
+    rel = _relevance(question, qvec, [c for cs in chunks.values() for c in cs], store, corpus)
+    refs = _share_named_slots(refs, chunks, rel, settings.named_cap, notes)
+    top = direct[0].score if direct else 1.0
+    out: list[Hit] = []
+    for r in refs:
+        assert r.dst_unit is not None
+        cands = chunks.get(r.dst_unit, [])
+        part = next((p for p in units[r.dst_unit].parts if p.label == r.dst_part), None) \
+            if r.dst_part and r.dst_unit in units else None
+        cands = [c for c in cands if _overlaps(c, (part.start, part.end) if part else None)] or cands
+        if not cands:
+            notes.append(f"'{r.raw}' in the question names {r.target_label}, which this search may not show")
+            continue
+        chunk = max(cands, key=lambda c: rel.get(c.chunk_id, 0.0))
+        if any((h.unit_id, h.part) == (chunk.unit_id, chunk.part) for h in out):
+            continue
+        same = next((h for h in direct if h.chunk_id == chunk.chunk_id), None)
+        h = same.model_copy() if same is not None else _hit(chunk, top, [])
+        h.score = max(h.score, top)
+        h.named = r.raw
+        out.append(h)
+    return out
+
+
+def _share_named_slots(refs: list[Reference], chunks: dict[str, list[Chunk]], rel: dict[str, float], cap: int,
+                       notes: list[str]) -> list[Reference]:
+    """The named references that get a slot, at most ``cap``. Each reference as written (a unit,
+    or a container such as "Section 2 of Chapter III" with its members) gets one slot in turn, in
+    the order the question writes them; a container's members come closest to the question first
+    (the question names the container, not which of its articles), and further slots go round
+    again to the containers' next members."""
+    groups: dict[tuple[str, int], list[Reference]] = {}
+    for r in refs:
+        groups.setdefault((r.container or r.dst_unit or r.raw, r.start), []).append(r)
+
+    def fit(r: Reference) -> float:
+        return max((rel.get(c.chunk_id, 0.0) for c in chunks.get(r.dst_unit or "", [])), default=0.0)
+
+    queues = [sorted(g, key=fit, reverse=True) if g[0].container else g for g in groups.values()]
+    chosen: list[Reference] = []
+    depth = 0
+    while len(chosen) < cap and any(depth < len(q) for q in queues):
+        chosen += [q[depth] for q in queues if depth < len(q)][: cap - len(chosen)]
+        depth += 1
+    if len(chosen) < len(refs):
+        left = len(refs) - len(chosen)
+        written = ", ".join(dict.fromkeys(f"'{r.raw}'" for r in refs))
+        notes.append(f"the question names {len(refs)} units ({written}); {len(chosen)} are fetched directly "
+                     f"(in the order written, a container's members closest to the question first), "
+                     f"{left} left to the search")
+    return chosen
 
 
 def _relevance(question: str, qvec: np.ndarray | None, chunks: list[Chunk], store: Store, corpus: str
@@ -213,22 +368,30 @@ def _overlaps(c: Chunk, span: tuple[int, int] | None) -> bool:
     return span is None or (c.start < span[1] and span[0] < c.end)
 
 
-def hop(direct: list[Hit], *, question: str, qvec: np.ndarray | None, store: Store, corpus: str,
+def hop(shown: list[Hit], *, question: str, qvec: np.ndarray | None, store: Store, corpus: str,
         settings: RetrievalSettings) -> list[Hit]:
-    """Follow references out of (and, with ``backward``, into) the hits for ``settings.hops``
-    hops; best path per chunk, best first. A direct hit that a reference leads to again is not
-    repeated; its ``cited_by`` records who cites it."""
-    if settings.hops == 0 or not direct:
+    """Follow references out of (and, with ``backward``, into) the shown hits for ``settings.hops``
+    hops, best parents first; best path per chunk, best first.
+
+    A followed chunk scores ``parent score × decay × (floor + (1 - floor) × fit)``: the parent's
+    evidence (its score, and the fact that it cites the target) carries most of it, and ``fit``,
+    the target's closeness to the question relative to its parent's, the rest (relative to the
+    closest shown hit's instead scored lower on the dev sets: eval/results/retrieval-cv-hops2.md). A target scored by
+    its own closeness alone loses whenever it is a list (annexes, schedules, tables), which reads
+    nothing like a question. A reference that leads to a shown hit is recorded in that hit's
+    ``cited_by`` (the hit that cites it) instead."""
+    if settings.hops == 0 or not shown:
         return []
     filters = settings.filters
     # A followed chunk of a paragraph that is already shown adds nothing: credit the shown hit instead.
-    taken = {(h.unit_id, h.part): h.chunk_id for h in direct[: settings.k - settings.slots]}
-    cited_by: dict[str, list[str]] = {}
+    taken = {(h.unit_id, h.part): h for h in shown}
     best: dict[str, Hit] = {}
     unit_chunks: dict[str, list[Chunk]] = {}
     units: dict = {}
-    frontier = direct
-    for _ in range(settings.hops):
+    rank = {id(h): i for i, h in enumerate(shown, start=1)}
+    frontier = shown
+    parent_fit: dict[str, float] = {}
+    for depth in range(1, settings.hops + 1):
         sources = sorted({h.unit_id for h in frontier})
         out_refs = store.references_from(corpus, sources)
         in_refs = store.references_to(corpus, sources) if settings.backward else []
@@ -239,7 +402,7 @@ def hop(direct: list[Hit], *, question: str, qvec: np.ndarray | None, store: Sto
 
         # (parent, target unit, span inside it or None, direction, the reference as written)
         moves: list[tuple[Hit, str, tuple[int, int] | None, StepKind, str]] = []
-        for parent in frontier:
+        for parent in frontier:  # best parents first: their moves win ties below
             for r in out_refs:
                 if r.dst_unit is None or r.src_unit != parent.unit_id or not (
                         r.in_title or parent.start <= r.start < parent.end):
@@ -257,6 +420,8 @@ def hop(direct: list[Hit], *, question: str, qvec: np.ndarray | None, store: Sto
                 moves.append((parent, r.src_unit, None if r.in_title else (r.start, r.end), "cited_by", r.raw))
 
         pool = {c.chunk_id: c for _, u, _, _, _ in moves for c in unit_chunks.get(u, [])}
+        missing_fit = [h for h in frontier if h.chunk_id not in parent_fit]
+        parent_fit.update(_relevance(question, qvec, [_as_chunk(h) for h in missing_fit], store, corpus))
         rel = _relevance(question, qvec, list(pool.values()), store, corpus)
         next_frontier: dict[str, Hit] = {}
         for parent, target, span, kind, raw in moves:
@@ -264,23 +429,42 @@ def hop(direct: list[Hit], *, question: str, qvec: np.ndarray | None, store: Sto
             if not cands:
                 continue
             chunk = max(cands, key=lambda c: rel.get(c.chunk_id, 0.0))
-            shown = taken.get((chunk.unit_id, chunk.part))
-            if shown is not None:
-                cited_by.setdefault(shown, []).append(parent.label)
-                continue
             decay = settings.hop_decay if kind == "cites" else settings.hop_decay * settings.backward_weight
             if target == parent.unit_id:
                 decay *= settings.same_unit_weight  # a sibling paragraph is a weaker lead than another provision
-            score = parent.score * decay * max(rel.get(chunk.chunk_id, 0.0), 0.05)
+            fit = min(1.0, rel.get(chunk.chunk_id, 0.0) / max(parent_fit.get(parent.chunk_id, 0.0), 1e-6))
+            score = parent.score * decay * (settings.hop_floor + (1 - settings.hop_floor) * fit)
+            seen = taken.get((chunk.unit_id, chunk.part))
+            if seen is not None:
+                if seen is parent:
+                    continue
+                # Forward: the parent cites the shown hit. Backward: the shown hit cites the parent.
+                cited, citing = (seen, parent) if kind == "cites" else (parent, seen)
+                cited.cited_by = sorted({*cited.cited_by, citing.label})
+                if score > seen.score and not seen.named:
+                    # A shown hit that a better hit leads to keeps that evidence: no followed chunk
+                    # with a weaker lead may displace it.
+                    seen.why = (f"kept up by {parent.label}, which {'cites it' if kind == 'cites' else 'it cites'} "
+                                f"as '{raw}': {seen.score:.4f} → {score:.4f}")
+                    seen.score = score
+                continue
             prev = best.get(chunk.chunk_id)
             if prev is None or score > prev.score:
                 step = PathStep(unit_id=parent.unit_id, part=parent.part, to_unit=chunk.unit_id, to_part=chunk.part,
-                                kind=kind, raw=raw, depth=len(parent.via) + 1)
+                                kind=kind, raw=raw, depth=depth)
+                how = "cites it" if kind == "cites" else "is cited by it"
+                where = f"shown hit #{rank[id(parent)]}" if id(parent) in rank else "a followed hit"
+                why = (f"{parent.label} ({where}) {how} as '{raw}'; score {parent.score:.4f} × decay {decay:.2f} × "
+                       f"({settings.hop_floor:.2f} + {1 - settings.hop_floor:.2f} × fit {fit:.2f}) = {score:.4f}")
                 h = _hit(chunk, score, [step, *parent.via])
+                h.why = why
                 best[chunk.chunk_id] = next_frontier[chunk.chunk_id] = h
         frontier = sorted(next_frontier.values(), key=lambda h: -h.score)[: settings.k]
         if not frontier:
             break
-    for h in direct:
-        h.cited_by = sorted(set(cited_by.get(h.chunk_id, [])) - {h.label})
     return sorted(best.values(), key=lambda h: -h.score)
+
+
+def _as_chunk(h: Hit) -> Chunk:
+    return Chunk(chunk_id=h.chunk_id, unit_id=h.unit_id, doc_id=h.doc_id, kind=h.kind, part=h.part, start=h.start,
+                 end=h.end, text=h.text, lead=h.heading)

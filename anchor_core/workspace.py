@@ -31,6 +31,15 @@ _DEMO_MARKER = ".demo-offered"
 # -- first start ------------------------------------------------------------------------------
 
 
+def use_adapter_grammars() -> None:
+    """Questions are read with each corpus adapter's reference grammar (units they name are
+    fetched directly); the core does not look adapters up itself."""
+    from anchor_core.named import use_adapters
+    from ingest import get_adapter
+
+    use_adapters(get_adapter)
+
+
 def needs_demo(store: Store, home: Path) -> bool:
     """True on a first start: the store is empty and the demo was never loaded or declined.
 

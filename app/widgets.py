@@ -136,6 +136,9 @@ def _job_progress(home: str, job_id: str) -> None:
 def run_ask(question: str, *, store, corpus: str, settings) -> str | None:
     """Run the ask pipeline with its trace shown live in a status box; save the report; its run id."""
     from anchor_core.ask import ask
+    from anchor_core.workspace import use_adapter_grammars
+
+    use_adapter_grammars()  # units the question names ("Annex III") are fetched directly
 
     t0 = time.perf_counter()
     status = st.status("Retrieving evidence…", expanded=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from anchor_core.errors import AdapterError
 from anchor_core.models import Container, ContainerKind, Document, ParsedCorpus, Reference, Unit
-from ingest.base import read_text, require_dir, sha256_file, tidy
+from ingest.base import question_unit, read_text, require_dir, sha256_file, tidy
 from ingest.containers import capitals_kept, heading_title
 
 log = logging.getLogger(__name__)
@@ -444,6 +444,54 @@ class AdgmAdapter:
                  len(units), len(refs), sum(r.dst_unit is None for r in refs))
         return ParsedCorpus(documents=documents, units=units, references=refs)
 
+    def references_in(self, text: str, corpus: ParsedCorpus) -> list[Reference]:
+        """Rules and sections named in a question (``Rule 4.12.7``, ``COBS Rule 8.3.2``, ``section 60
+        of FSMR``), read with the passages' own grammar. A number with no document named is looked
+        up in every document: it has a target only when exactly one document holds it."""
+        resolver, docs = self._question_resolver(corpus)
+        unit = question_unit(text)
+        found: dict[tuple[int, int], set[str | None]] = {}
+        raw: dict[tuple[int, int], str] = {}
+        for doc in docs:
+            for r in resolver.refs(unit, doc, ""):
+                if r.raw.startswith("("):
+                    continue  # "(2)" of what? a question has no paragraph of its own
+                found.setdefault((r.start, r.end), set()).add(r.dst_unit)
+                raw[(r.start, r.end)] = r.raw
+        resolver.named.clear()
+        resolver.pending.clear()
+        out = []
+        for (start, end), dsts in sorted(found.items()):
+            hits = sorted(d for d in dsts if d)
+            out.append(Reference(src_unit=unit.unit_id, start=start, end=end, raw=raw[(start, end)],
+                                 dst_unit=hits[0] if len(hits) == 1 else None))
+        return out
+
+    def _question_resolver(self, corpus: ParsedCorpus) -> tuple[_Resolver, list[_Doc]]:
+        """The resolver over a stored corpus, built once per corpus object."""
+        cached = getattr(self, "_qcache", None)
+        if cached is not None and cached[0] is corpus:
+            return cached[1], cached[2]
+        docs: dict[int, _Doc] = {}
+        by_doc_id: dict[str, _Doc] = {}
+        aliases: dict[str, int] = {}
+        for d in sorted(corpus.documents, key=lambda d: int(d.meta.get("adgm_document_id", 1 << 30))):
+            number = int(d.meta.get("adgm_document_id", len(docs) + 100000))
+            docs[number] = by_doc_id[d.doc_id] = _Doc(number=number, doc_id=d.doc_id, title=d.title)
+            for a in d.meta.get("aliases", []):
+                aliases.setdefault(a, number)
+        for u in corpus.units:
+            doc = by_doc_id.get(u.doc_id)
+            pid = str(u.meta.get("passage_id", ""))
+            if doc is None or not pid:
+                continue
+            doc.add(pid, u.text, u.unit_id)
+            if pid.startswith("Part ") or pid.startswith("Schedule"):
+                doc.is_regulation = True
+        resolver = _Resolver(docs, aliases)
+        self._qcache = (corpus, resolver, list(docs.values()))
+        return resolver, list(docs.values())
+
     def _read(self, files: list[Path], names: dict[int, list[str]]):
         docs: dict[int, _Doc] = {}
         documents: list[Document] = []
@@ -463,7 +511,8 @@ class AdgmAdapter:
             doc = _Doc(number=number, doc_id=f"adgm-{number}", title=title)
             docs[number] = doc
             documents.append(Document(doc_id=doc.doc_id, title=title, source=str(f), sha256=sha256_file(f),
-                                      meta={"adgm_document_id": number}))
+                                      meta={"adgm_document_id": number,
+                                            "aliases": sorted(_describe(names.get(number, []), number)[2])}))
             heading = ""
             first_unit = len(units)
             for p in passages:

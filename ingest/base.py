@@ -89,3 +89,26 @@ def find_refs(unit: Unit, pattern: re.Pattern[str], target) -> list[Reference]:
                               start=m.start(), end=m.end(), raw=m.group(0),
                               dst_unit=dst_unit, dst_part=dst_part))
     return refs
+
+
+QUESTION_UNIT = "question"
+"""``src_unit`` of the references an adapter finds in a question (``references_in``)."""
+
+
+def question_unit(text: str) -> Unit:
+    """A question dressed as a unit, so an adapter's own reference grammar can run over it;
+    references found in it have ``src_unit == QUESTION_UNIT`` and offsets into ``text``."""
+    return Unit(unit_id=QUESTION_UNIT, doc_id="", kind="passage", heading="", text=text)
+
+
+def capitalise_keywords(text: str, keywords: str, upper: tuple[str, ...] = ()) -> str:
+    """``text`` with each keyword of the regex alternation ``keywords`` written the way a corpus
+    writes it (``upper`` ones in capitals) and a roman numeral right after it in capitals:
+    ``annex iii`` -> ``Annex III``, ``pep 8`` -> ``PEP 8``. Same length as ``text``, so offsets
+    found in the result hold for the original."""
+    def fix(m: re.Match[str]) -> str:
+        word, num = m.group("kw"), m.group("num")
+        word = word.upper() if word.lower() in upper else word[:1].upper() + word[1:].lower()
+        return word + m.group("sp") + (num.upper() if re.fullmatch(r"[ivxlc]+", num, re.I) else num)
+
+    return re.sub(rf"\b(?P<kw>{keywords})\b(?P<sp>\s*)(?P<num>[ivxlc]+\b|\d*)", fix, text, flags=re.I)

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import ClassVar
 
 from anchor_core.errors import AdapterError
-from anchor_core.models import Container, Document, ParsedCorpus, Part, Unit
-from ingest.base import read_text, sha256_file
+from anchor_core.models import Container, Document, ParsedCorpus, Part, Reference, Unit
+from ingest.base import capitalise_keywords, question_unit, read_text, sha256_file
 from ingest.containers import capitals_kept, expand, heading_title, members
 from ingest.eurlex_refs import extract_references, roman_to_int
 
@@ -243,6 +243,15 @@ class _EurLexAdapter:
         doc = Document(doc_id=self.name, title=self.title, source=str(file), sha256=sha256_file(file))
         refs = expand([r for u in units for r in extract_references(u)], members(units))
         return ParsedCorpus(documents=[doc], units=units, references=refs)
+
+    def references_in(self, text: str, corpus: ParsedCorpus) -> list[Reference]:
+        """References written in a question (``Article 6(2)``, ``annex iii``), read with the same
+        grammar as the act's own text; offsets and ``raw`` are the question's."""
+        probe = capitalise_keywords(text, r"articles?|annex(?:es)?|chapters?|sections?")
+        # "Chapter II", "Section 2 of Chapter III": a container, read as the act's text reads it
+        # and expanded to its member units (each keeps the container's id).
+        found = expand(extract_references(question_unit(probe)), members(corpus.units))
+        return [r.model_copy(update={"raw": text[r.start:r.end]}) for r in found]
 
     def _locate(self, path: Path | None) -> Path:
         if path is None:

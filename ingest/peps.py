@@ -22,7 +22,7 @@ from typing import ClassVar
 
 from anchor_core.errors import AdapterError
 from anchor_core.models import Document, ParsedCorpus, Part, Reference, Unit
-from ingest.base import part_at, read_text, require_dir, sha256_file
+from ingest.base import capitalise_keywords, part_at, question_unit, read_text, require_dir, sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -194,14 +194,27 @@ class PepsAdapter:
                                       sha256=sha256_file(file), meta=meta))
             units.append(Unit(unit_id=uid, doc_id=uid, kind="file", heading=f"PEP {pep.number}",
                               title=title, text=pep.text, parts=pep.parts, meta=dict(meta)))
-        anchors: dict[str, dict[str, str | None]] = {}
-        for unit in units:
-            by_slug: dict[str, str | None] = {}
-            for p in unit.parts:
-                s = slug(p.label)
-                by_slug[s] = None if s in by_slug else p.label
-            anchors[unit.unit_id] = by_slug
+        anchors = section_anchors(units)
         references = [r for unit in units for r in extract_references(unit, anchors)]
         log.info("peps: %d units, %d parts, %d references", len(units),
                  sum(len(u.parts) for u in units), len(references))
         return ParsedCorpus(documents=documents, units=units, references=references)
+
+    def references_in(self, text: str, corpus: ParsedCorpus) -> list[Reference]:
+        """PEPs named in a question (``PEP 484``, ``pep 8``, ``:pep:`8#naming```), read with the same
+        grammar as the PEPs' own text; offsets and ``raw`` are the question's."""
+        probe = capitalise_keywords(text, r"pep", upper=("pep",))
+        return [r.model_copy(update={"raw": text[r.start:r.end]})
+                for r in extract_references(question_unit(probe), section_anchors(corpus.units))]
+
+
+def section_anchors(units: list[Unit]) -> dict[str, dict[str, str | None]]:
+    """``{unit id: {slug: section label}}``, None for a slug two sections share."""
+    anchors: dict[str, dict[str, str | None]] = {}
+    for unit in units:
+        by_slug: dict[str, str | None] = {}
+        for p in unit.parts:
+            s = slug(p.label)
+            by_slug[s] = None if s in by_slug else p.label
+        anchors[unit.unit_id] = by_slug
+    return anchors

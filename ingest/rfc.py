@@ -29,7 +29,7 @@ from typing import ClassVar
 
 from anchor_core.errors import AdapterError
 from anchor_core.models import Document, ParsedCorpus, Part, Reference, Unit
-from ingest.base import part_at, read_text, require_dir, sha256_file
+from ingest.base import QUESTION_UNIT, capitalise_keywords, part_at, question_unit, read_text, require_dir, sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -297,3 +297,13 @@ class RfcAdapter:
         log.info("rfc: %d units, %d parts, %d references", len(units),
                  sum(len(u.parts) for u in units), len(references))
         return ParsedCorpus(documents=documents, units=units, references=references)
+
+    def references_in(self, text: str, corpus: ParsedCorpus) -> list[Reference]:
+        """RFCs and sections named in a question (``RFC 7636``, ``Section 4.4 of RFC 7233``), read
+        with the same grammar as the RFCs' own text. A section with no RFC named
+        (``Section 4.1.2``) has no target: the question is not a document of the corpus."""
+        probe = capitalise_keywords(text, r"rfcs?|sections?|appendix|appendices", upper=("rfc", "rfcs"))
+        refs = extract_references(question_unit(probe), [], (0, 0))
+        return [r.model_copy(update={"raw": text[r.start:r.end],
+                                     "dst_unit": None if r.dst_unit == QUESTION_UNIT else r.dst_unit})
+                for r in refs]

@@ -66,7 +66,9 @@ def test_without_groups_hops_do_cross(tmp_path):
     store = SQLiteStore(tmp_path / "g.db")
     e = HashEmbedder()
     ingest(store, e, _corpus(random.Random(0)), corpus="c", adapter="test")
-    result = retrieve("audit salary", store=store, embedder=e, corpus="c", settings=RetrievalSettings(k=8, hops=1))
+    # Followed chunks here must outscore direct ones to be shown: let them in on their parent's score.
+    result = retrieve("audit salary", store=store, embedder=e, corpus="c",
+                      settings=RetrievalSettings(k=8, hops=1, hop_decay=1.0, hop_floor=1.0))
     assert {h.doc_id.split("-")[0] for h in result.hits} == {"red", "blue"}
     assert any(h.via for h in result.hits)
 

@@ -45,7 +45,15 @@ def test_answer_is_anchored_to_exact_unit_offsets(store):
     assert r.gate.verdict == "pass" and r.corpus_version == store.corpus("drones").version
 
 
-def test_a_followed_reference_supports_part_of_the_answer(store):
+def test_a_followed_reference_supports_part_of_the_answer(store, monkeypatch):
+    # The fixture's hash embedder gives Article 6 no closeness to the question at all, so with the
+    # fitted hop weights its backward hop earns no slot; this test is about how a followed source is
+    # reported and anchored, so it lets the hop in on its parent's score alone.
+    from anchor_core.ask.pipeline import AskSettings as Settings
+
+    plain = Settings.retrieval
+    monkeypatch.setattr(Settings, "retrieval", lambda self: plain(self).model_copy(
+        update={"hop_decay": 1.0, "hop_floor": 1.0, "backward_weight": 1.0}))
     r = run(store, "What fine applies if a drone has no remote identification module?")
     assert not r.refused
     followed = [s for s in r.sources if s.followed_from]

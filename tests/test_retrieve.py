@@ -30,7 +30,8 @@ def test_rrf_rewards_agreement():
 
 
 def test_a_hop_reaches_the_referenced_part_and_records_the_path(store):
-    with_hops = ask(store, "Which widgets shall be registered?", k=2, hops=1)
+    # A decay near 1 lets the followed chunk outscore the second direct hit it displaces.
+    with_hops = ask(store, "Which widgets shall be registered?", k=2, hops=1, hop_decay=0.99, hop_floor=1.0)
     without = ask(store, "Which widgets shall be registered?", k=2, hops=0)
     assert [h.chunk_id for h in with_hops.hits] != [h.chunk_id for h in without.hits]
     followed = [h for h in with_hops.hits if h.via]
@@ -41,16 +42,17 @@ def test_a_hop_reaches_the_referenced_part_and_records_the_path(store):
     assert step.raw  # the reference as written in Article 2(2)
     assert followed[0].path == f"annex-1({followed[0].part}) ← article-2(2)"
     assert followed[0].score < with_hops.hits[0].score  # decayed
+    assert "article-2(2) (shown hit #1) cites it as 'Annex I'" in followed[0].why
 
 
 def test_whole_unit_reference_takes_the_chunk_closest_to_the_question(store):
-    r = ask(store, "Are widgets registered when used for recruitment of staff?", k=2, hops=1, mode="bm25")
+    r = ask(store, "Are widgets registered when used for recruitment of staff?", k=2, hops=1, mode="bm25",
+            hop_decay=0.99, hop_floor=1.0)
     target = [h for h in r.hits if h.unit_id == "annex-1"]
     assert target and target[0].part == "2"
 
 
-def test_reserved_slots_keep_followed_chunks_in_the_output(tmp_path):
-    # Many direct hits outscore the followed chunk; the slot keeps it anyway.
+def _tea(tmp_path):
     units = [unit(f"article-{i}", f"{i}. Tea kettles must whistle loudly number {i}.", parts=[(str(i), f"{i}. Tea")])
              for i in range(1, 9)]
     src = unit("article-9", "Tea kettles must whistle loudly, see Annex II.")
@@ -59,14 +61,26 @@ def test_reserved_slots_keep_followed_chunks_in_the_output(tmp_path):
                           references=[ref(src, "Annex II", "annex-2")])
     s = SQLiteStore(tmp_path / "s.db")
     ingest(s, HashEmbedder(), parsed, corpus="w", adapter="test")
-    r = retrieve("tea kettles whistle loudly", store=s, embedder=HashEmbedder(), corpus="w",
-                 settings=RetrievalSettings(k=8, hops=1, mode="bm25"))
-    assert any(h.unit_id == "article-9" for h in r.hits)
-    followed = [h for h in r.hits if h.unit_id == "annex-2"]
-    assert followed and [v.label for v in followed[0].via] == ["article-9"] and followed[0].rank == 8
-    assert followed[0].via[0].raw == "Annex II"
-    assert len(r.hits) == 8
-    assert [h.rank for h in r.hits] == list(range(1, 9))
+    return s
+
+
+def test_a_followed_chunk_takes_a_slot_only_when_it_outscores_a_direct_hit(tmp_path):
+    s = _tea(tmp_path)
+
+    def run(**kw):
+        return retrieve("tea kettles whistle loudly", store=s, embedder=HashEmbedder(), corpus="w",
+                        settings=RetrievalSettings(k=8, mode="bm25", **kw))
+    off, on = run(hops=0), run(hops=1)
+    # Eight direct hits fit the question better than an annex about ships: it earns no slot, and
+    # the question gets exactly the hits it gets with hops off.
+    assert [h.chunk_id for h in on.hits] == [h.chunk_id for h in off.hits]
+    eager = run(hops=1, hop_decay=1.0, hop_floor=1.0)
+    assert any(h.unit_id == "article-9" for h in eager.hits)
+    followed = [h for h in eager.hits if h.unit_id == "annex-2"]
+    assert followed and [v.label for v in followed[0].via] == ["article-9"]
+    assert followed[0].via[0].raw == "Annex II" and "outscored the next direct hit" in followed[0].why
+    assert len(eager.hits) == 8
+    assert [h.rank for h in eager.hits] == list(range(1, 9))
 
 
 def test_two_hops_follow_a_chain(tmp_path):
@@ -78,10 +92,11 @@ def test_two_hops_follow_a_chain(tmp_path):
     s = SQLiteStore(tmp_path / "c.db")
     ingest(s, HashEmbedder(), parsed, corpus="w", adapter="test")
     one = retrieve("boilers regulated", store=s, embedder=HashEmbedder(), corpus="w",
-                   settings=RetrievalSettings(k=1, hops=1, hop_slots=1, mode="bm25", candidates=1))
+                   settings=RetrievalSettings(k=2, hops=1, hop_slots=1, mode="bm25", candidates=1))
     two = retrieve("boilers regulated", store=s, embedder=HashEmbedder(), corpus="w",
                    settings=RetrievalSettings(k=3, hops=2, hop_slots=2, mode="bm25", candidates=1))
-    assert [h.unit_id for h in one.hits] == ["article-2"]
+    # With one slot the followed Article 2 comes after the hit that cites it, never instead of it.
+    assert [h.unit_id for h in one.hits] == ["article-1", "article-2"]
     paths = {h.unit_id: h.via for h in two.hits}
     assert [(v.unit_id, v.to_unit, v.depth) for v in paths["annex-1"]] == [("article-2", "annex-1", 2),
                                                                           ("article-1", "article-2", 1)]
@@ -144,3 +159,38 @@ def test_timings_and_ranks_are_reported(store):
     assert [h.rank for h in r.hits] == list(range(1, len(r.hits) + 1))
     assert r.hits[0].unit_id == "article-2"
     assert all(h.bm25_rank or h.dense_rank for h in r.hits if not h.via)
+
+
+def test_score_fusion_keeps_a_lead_that_rank_fusion_flattens():
+    from anchor_core.fusion import combine
+
+    # "a" is far ahead on BM25 and last on cosine: RRF ranks it only third of four.
+    bm25 = [("a", 30.0), ("b", 5.0), ("c", 4.0)]
+    cosines = {"a": 0.30, "b": 0.55, "c": 0.60, "d": 0.35}
+    assert [c for c, _ in rrf([["a", "b", "c"], ["c", "b", "d", "a"]])].index("a") == 2
+    fused = dict(combine(bm25, cosines, 0.6))
+    assert max(fused, key=fused.get) == "a" and set(fused) == set(cosines)
+    assert dict(combine(bm25, cosines, 1.0))["d"] == 0.0  # a dense-only candidate has no BM25 share
+    assert combine(bm25, cosines, 0.0)[0][0] == "c" and combine(bm25, cosines, 1.0)[0][0] == "a"
+    # Min-max: a backend that reports (1 + cos) / 2 ranks the same.
+    shifted = {k: (1 + v) / 2 for k, v in cosines.items()}
+    assert [c for c, _ in combine(bm25, shifted, 0.4)] == [c for c, _ in combine(bm25, cosines, 0.4)]
+    with pytest.raises(ValueError, match="weight must be in"):
+        combine(bm25, cosines, 1.5)
+
+
+def test_per_unit_limits_direct_hits_of_one_unit(tmp_path):
+    paras = [(str(i), f"{i}. Lanterns shall be lit at dusk number {i}.") for i in range(1, 6)]
+    a1 = unit("article-1", "\n".join(t for _, t in paras), parts=paras)
+    a2 = unit("article-2", "Lanterns are inspected yearly.")
+    s = SQLiteStore(tmp_path / "u.db")
+    ingest(s, HashEmbedder(), ParsedCorpus(documents=[Document(doc_id="doc")], units=[a1, a2]), corpus="w",
+           adapter="test")
+
+    def units(**kw):
+        return [h.unit_id for h in retrieve("lanterns lit at dusk", store=s, embedder=HashEmbedder(), corpus="w",
+                                            settings=RetrievalSettings(k=4, hops=0, mode="bm25", **kw)).hits]
+    assert units(per_unit=None).count("article-1") == 4
+    assert units(per_unit=2).count("article-1") == 2 and "article-2" in units(per_unit=2)
+    with pytest.raises(ValidationError, match="per_unit must be greater than 0"):
+        RetrievalSettings(per_unit=0)

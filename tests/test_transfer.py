@@ -107,10 +107,12 @@ def test_cli_moves_a_workspace_to_elasticsearch(tmp_path, monkeypatch, capsys, s
     assert "-> Elasticsearch at http://fake-es:9200" in capsys.readouterr().out
     assert cli.main(["corpora"]) == 0
     assert "widgets" in capsys.readouterr().out
-    assert cli.main(["retrieve", "Which widgets shall be registered?", "--corpus", "widgets", "--k", "2",
+    assert cli.main(["retrieve", "Which widgets shall be registered?", "--corpus", "widgets", "--k", "3",
                      "--json"]) == 0
     hits = json.loads(capsys.readouterr().out)["hits"]
-    assert any(h["path"].startswith("annex-1") for h in hits)
+    # The references came across: Annex I is shown as cited by Article 2(2) (or followed from it).
+    assert any(h["unit_id"] == "annex-1" and (h["via"] == ["article-2"] or "article-2(2)" in h["cited_by"])
+               for h in hits), hits
     assert cli.main(["export-corpus", "nope", str(tmp_path / "n.jsonl")]) == 2
     assert "no corpus named 'nope'" in capsys.readouterr().err
     assert Settings.from_env().store == "elasticsearch"

@@ -158,15 +158,14 @@ def _sources(hits: list[Hit], units: dict[str, Unit], relevance: dict[str, float
     labels = {(h.unit_id, h.part): unit_label(units.get(h.unit_id), h.unit_id, h.part) for h in hits}
     out = []
     for n, h in enumerate(hits, start=1):
-        followed = None
-        if h.via:
-            uid, part = h.via[0].unit_id, h.via[0].part
-            followed = labels.get((uid, part)) or unit_label(units.get(uid), uid, part)
+        # Retrieval shows a followed hit only with the hit it was followed from, so the label is always
+        # one of these sources; a unit that is not shown is never named.
+        followed = labels.get((h.via[0].unit_id, h.via[0].part)) if h.via else None
         u = units.get(h.unit_id)
         out.append(Source(n=n, chunk_id=h.chunk_id, unit_id=h.unit_id, part=h.part, label=labels[(h.unit_id, h.part)],
                           heading=h.heading, doc_id=h.doc_id, document=h.document, page=h.page, start=h.start,
                           end=h.end, text=h.text, score=round(relevance.get(h.chunk_id, 0.0), 4), direct=not h.via,
-                          path=h.path if h.via else "", followed_from=followed,
+                          path=h.path if h.via else "", followed_from=followed, named=h.named,
                           unit_sha256=hashlib.sha256(u.text.encode()).hexdigest() if u else ""))
     return out
 
@@ -194,13 +193,17 @@ def _retrieve(question: str, run: _Run, *, store, embedder, info: CorpusInfo, se
                                            {v.unit_id for h in result.hits for v in h.via}))
     rel, qvec, vecs = _relevance(question, result.hits, store=store, info=info, embedder=embedder)
     best = max(rel.values(), default=0.0)
-    run.emit("retrieve", f"{label}retrieved {len(direct)} chunks ({mode}), best score {best:.2f}", t0=t,
+    named = [f"{h.label} ('{h.named}')" for h in direct if h.named]
+    run.emit("retrieve", f"{label}retrieved {len(direct)} chunks ({mode}), best score {best:.2f}"
+             + (f"; named in the question: {', '.join(named)}" if named else "")
+             + "".join(f"; {n}" for n in result.notes), t0=t,
              hits=[h.label for h in direct], timings_ms=result.timings_ms)
     if settings.hops:
         t = time.perf_counter()
         if followed:
             into = ", ".join(unit_label(units.get(h.unit_id), h.unit_id, h.part) for h in followed)
-            run.emit("hop", f"followed citations into {into}", t0=t, paths=[h.path for h in followed])
+            run.emit("hop", f"followed citations into {into}", t0=t, paths=[h.path for h in followed],
+                     why=[h.why for h in followed])
         else:
             run.emit("hop", "no citations to follow from the retrieved chunks", t0=t)
     return result.hits, units, rel, qvec, vecs

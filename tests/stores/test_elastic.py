@@ -76,8 +76,9 @@ def _check_retrieval(store, small_corpus):
     ingest(store, HashEmbedder(), small_corpus, corpus="w", adapter="test")
 
     def ask(hops):
+        # A decay near 1 lets the followed chunk outscore the second direct hit (as in test_retrieve).
         return retrieve("Which widgets shall be registered?", store=store, embedder=HashEmbedder(), corpus="w",
-                        settings=RetrievalSettings(k=2, hops=hops))
+                        settings=RetrievalSettings(k=2, hops=hops, hop_decay=0.99, hop_floor=1.0))
 
     with_hops, without = ask(1), ask(0)
     assert [h.chunk_id for h in with_hops.hits] != [h.chunk_id for h in without.hits]
