@@ -37,12 +37,13 @@ from anchor_core.embed_cache import CachedEmbedder as PersistentCache
 from anchor_core.embeddings import make_embedder
 from anchor_core.errors import CorpusNotFound
 from anchor_core.indexing import ingest
+from anchor_core.named import use_adapters
 from anchor_core.retrieve import RetrievalSettings, retrieve
 from anchor_core.stores.sqlite import SQLiteStore
 from eval.data import CORPORA
 from eval.run_eval import clapnq_set, ensure_clapnq
 from eval.sweep import CachedEmbedder
-from ingest import load_adapter_corpus
+from ingest import get_adapter, load_adapter_corpus
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -257,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--compare", default="",
                     help="also show the end-to-end ask outcomes recorded in the caches of this tag (e.g. -new)")
     args = ap.parse_args(argv)
+    use_adapters(get_adapter)  # as the CLI and the dashboard do: questions are read for named units
     ws = Path(args.workspace)
     names = [s for s in args.sets.split(",") if s]
     rows: list[dict] = []
