@@ -50,7 +50,7 @@ def measure(home: Path, embedder: str, visits: int) -> list[float]:
     port = _free_port()
     env = {**os.environ, "ANCHOR_HOME": str(home), "ANCHOR_EMBEDDER": embedder, "ANCHOR_AUTH": "local",
            "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    argv = [sys.executable, "-m", "streamlit", "run", str(REPO / "app" / "main.py"), "--server.port", str(port),
+    argv = [sys.executable, "-m", "anchor_app.serve", "run", str(REPO / "app" / "main.py"), "--server.port", str(port),
             "--server.address", "127.0.0.1", "--server.headless", "true"]
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)

@@ -183,3 +183,22 @@ def test_a_reader_that_goes_away_ends_the_output_quietly(verify_files):
             f"sys.exit(main({argv!r}))")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO, timeout=60)
     assert p.stderr == "" and p.returncode == 141
+
+
+def test_the_dashboard_starts_through_the_preloading_launcher():
+    """``anchor dashboard`` runs Streamlit through ``anchor_app.serve``, which imports the pages'
+    modules before the server starts (the first visitor no longer waits for them); the import
+    alone opens nothing and prints nothing (tests/test_browser.py starts it for real)."""
+    import argparse
+    import subprocess
+    import sys
+
+    from anchor_core.cli import dashboard_command
+
+    cmd = dashboard_command(argparse.Namespace(port=8599, host="127.0.0.1", no_browser=True))
+    assert cmd[1:4] == ["-m", "anchor_app.serve", "run"] and cmd[4].endswith("main.py")
+    probe = ("import sys; from anchor_app.serve import preload; preload(); "
+             "print(all(m in sys.modules for m in ('resources', 'widgets', 'jobs', 'anchor_core.workspace')))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "True", done.stderr
+    assert "Traceback" not in done.stderr
