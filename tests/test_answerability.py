@@ -143,3 +143,45 @@ def test_a_count_answers_only_next_to_the_counted_noun():
     # a number elsewhere in the sentence, or one inside a reference, is not a count of members
     assert not counts_next_to("Members of the Board are appointed under Article 65(2) for a term.", stem("members"))
     assert not counts_next_to("In 2024 the Board met its members in Brussels and Paris to discuss.", stem("members"))
+
+
+def _hit(unit: str, text: str, heading: str = "", via=None):
+    from anchor_core.models import Hit
+
+    return Hit(chunk_id=f"{unit}:0", unit_id=unit, doc_id="d", kind="article", part=None, heading=heading, start=0,
+               end=len(text), text=text, score=0.5, via=via or [])
+
+
+def test_a_value_ties_to_the_focus_only_in_its_own_sentence_not_through_a_linked_unit():
+    """The penalty article that cites Article 4 is about what Article 4 is about (``focus`` reads
+    both), but a deadline in one provision is not the deadline of an actor named only in another."""
+    from anchor_core.ask.answerable import assess
+    from anchor_core.models import PathStep
+
+    q = "How many hours does a processor have to notify the controller?"
+    deadline = _hit("art-33", "The controller shall notify the authority not later than 72 hours after it.")
+    linked = _hit("art-28", "The processor shall assist the controller.",
+                  via=[PathStep(unit_id="art-33", part=None, to_unit="art-28", to_part=None, kind="cites",
+                                raw="Article 28", depth=1)])
+    weights = {w: 2.0 for w in ("processor", "notify", "controller", "hours")}
+    a = assess(q, [deadline, linked], weights=weights)
+    assert a.expression == "72 hours"
+    assert a.tied < 1.0 <= a.focus + 1e-9  # "processor" is in the linked unit, not in the sentence with the value
+    whole = assess(q, [_hit("art-33", "The processor shall notify the controller not later than 72 hours after it.")],
+                   weights=weights)
+    assert whole.tied == pytest.approx(1.0)
+    # a sentence that writes the reference itself is read with the unit it names
+    citing = _hit("art-33", "The controller shall notify, as set out in Article 28, within 72 hours.")
+    assert assess(q, [citing, linked], weights=weights).tied == pytest.approx(1.0)
+
+
+def test_how_many_hours_is_not_answered_by_a_calendar_date():
+    from anchor_core.ask.answerable import assess
+
+    passage = [_hit("art-4", "Providers shall ensure the training of their staff by 2 August 2026.")]
+    weights = {w: 2.0 for w in ("training", "staff", "providers", "ensure")}
+    counted = assess("How many hours of training must the staff of providers complete?", passage, weights=weights)
+    assert counted.tied == 0.0 and counted.expression == ""
+    # a deadline may be a date: "by when" is answered by it
+    deadline = assess("How long do providers have to ensure the training of their staff?", passage, weights=weights)
+    assert deadline.tied > 0 and "2 August" in deadline.expression

@@ -14,7 +14,10 @@ retrieval (and the reference hops) returned, one sentence at a time:
     for a question that asks for a value (a date, duration, amount, percentage, count, body,
     place): the same share, but only over sentences that contain an expression of that kind
     (:func:`anchor_core.ask.question.expressions`). The value must sit next to the focus, not
-    anywhere in the corpus. For other kinds it equals ``focus``.
+    anywhere in the corpus: in the sentence itself with its unit heading, and the unit at the other
+    end of a reference only when that sentence writes the reference ("fines ... for infringements of
+    Article 4"), not every unit a hop linked to it. A question that counts time ("how many days")
+    takes only an amount of time, never a calendar date. For other kinds it equals ``focus``.
 ``dense``
     the best cosine between the question and a retrieved chunk.
 ``answers``
@@ -118,6 +121,11 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     total = sum(idf[p] for p in known)
     stems = {p: stem(p) for p in known}
     accepts = ACCEPTS.get(a.kind, ())
+    # "how many days" asks for a quantity of time: a calendar date, "by 2 August" or "without undue
+    # delay" is not one
+    counts_time = a.kind == "duration" and bool(_COUNTS_TIME.search(question))
+    if counts_time:
+        accepts = ("duration",)
     # a count answers "how many members" only next to "members", not as any number in the sentence
     unit_noun = stem(counted(question) or "") if a.kind == "count" else ""
     best_focus, best_tied = 0.0, 0.0
@@ -127,27 +135,40 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     for h in hits:
         unit_stems.setdefault(h.unit_id, set()).update(stem(w) for w in words(f"{h.heading} {h.text}"))
     linked: dict[str, set[str]] = {}
+    # (the reference as written, the unit at its other end), per unit: a value's sentence reads the
+    # other end only when it writes that reference itself ("fines ... for infringements of Article 4")
+    refs: dict[str, list[tuple[str, str]]] = {}
     for h in hits:
         for step in h.via[:1]:
             linked.setdefault(h.unit_id, set()).update(unit_stems.get(step.unit_id, set()))
             linked.setdefault(step.unit_id, set()).update(unit_stems.get(h.unit_id, set()))
+            if step.raw:
+                refs.setdefault(h.unit_id, []).append((step.raw, step.unit_id))
+                refs.setdefault(step.unit_id, []).append((step.raw, h.unit_id))
     for h in hits:
         sents = sentences(h.text) or []
-        head = {stem(w) for w in words(h.heading)} | linked.get(h.unit_id, set())
+        heading = {stem(w) for w in words(h.heading)}
+        head = heading | linked.get(h.unit_id, set())
         sent_stems = [{stem(w) for w in words(h.text[s.start:s.end])} for s in sents]
         for i, s in enumerate(sents):
             window = sent_stems[i] | (sent_stems[i - 1] if i else set()) | head
             cover = sum(idf[p] for p in known if stems[p] in window) / total if total else 1.0
-            # the value must sit in the sentence that talks about the focus (its unit heading aside)
-            own = sent_stems[i] | head
-            tie = sum(idf[p] for p in known if stems[p] in own) / total if total else 1.0
+            # the value must sit in the sentence that talks about the focus (its unit heading aside,
+            # and the unit at the other end of a reference that the sentence itself writes)
             text = h.text[s.start:s.end]
+            own = sent_stems[i] | heading
+            for raw, other in refs.get(h.unit_id, []):
+                if raw in text:
+                    own = own | unit_stems.get(other, set())
+            tie = sum(idf[p] for p in known if stems[p] in own) / total if total else 1.0
             if cover > best_focus:
                 best_focus = cover
                 if not accepts:
                     out.sentence = text
             if accepts and tie > best_tied:
                 found = [e for k in accepts for e in expressions(text, k) if not a.numeric or has_number(e)]
+                if counts_time:
+                    found = [e for e in found if _TIME_AMOUNT.search(e)]
                 if found and unit_noun:
                     found = found if counts_next_to(text, unit_noun) else []
                 if found:
@@ -158,6 +179,9 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
 
 
 _TOKEN = re.compile(r"[\w'’-]+")
+_COUNTS_TIME = re.compile(r"\bhow many\s+(?:\w+\s+)?(?:seconds|minutes|hours|days|weeks|months|years)\b|"
+                          r"\bin (?:seconds|minutes|hours|days|weeks|months|years)\b", re.I)
+_TIME_AMOUNT = re.compile(r"\b(?:second|minute|hour|day|week|month|year)s?\b", re.I)
 
 
 def counts_next_to(text: str, head: str, window: int = 4) -> bool:
