@@ -55,6 +55,26 @@ def empty_store(store) -> None:
         st.rerun()
 
 
+def store_and_corpora():
+    """The viewer's store and the names of the corpora it may read, for a page that works on one
+    corpus; a failure to open it, or a store with no corpus, is shown here and ends the page."""
+    store = R.safe(R.store, what="Opening the store")
+    if store is None:
+        st.stop()
+    corpora = R.safe(store.corpora, what="Reading the corpora", default=[])
+    if not corpora:
+        empty_store(store)
+        st.stop()
+    return store, [c.name for c in corpora]
+
+
+def corpus_choice(names: list[str], key: str) -> str:
+    """The corpus select box under ``key``, starting on the demo corpus when there is one."""
+    if st.session_state.get(key) not in names:
+        st.session_state[key] = workspace.DEMO_CORPUS if workspace.DEMO_CORPUS in names else names[0]
+    return st.selectbox("Corpus", names, key=key)
+
+
 # -- the shared ingest job ------------------------------------------------------------------------
 
 

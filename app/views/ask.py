@@ -13,20 +13,10 @@ from anchor_core.scorers import scorer_help
 st.title("Ask")
 st.caption("Answers are written only from retrieved provisions; every claim is anchored to an exact quote.")
 
-store = R.safe(R.store, what="Opening the store")
-if store is None:
-    st.stop()
-corpora = R.safe(store.corpora, what="Reading the corpora", default=[])
-if not corpora:
-    W.empty_store(store)
-    st.stop()
-
-names = [c.name for c in corpora]
+store, names = W.store_and_corpora()
 with st.sidebar:
     st.subheader("Ask settings")
-    if st.session_state.get("ask_corpus") not in names:
-        st.session_state["ask_corpus"] = workspace.DEMO_CORPUS if workspace.DEMO_CORPUS in names else names[0]
-    corpus = st.selectbox("Corpus", names, key="ask_corpus")
+    corpus = W.corpus_choice(names, "ask_corpus")
     viewer = R.viewer()
     st.caption(f"Asking as **{md_escape(viewer.label, inline=True)}**: {md_escape(viewer.access_label)}. "
                "Your groups come from your sign-in.")

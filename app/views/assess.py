@@ -6,27 +6,16 @@ import resources as R
 import streamlit as st
 import widgets as W
 
-from anchor_core import workspace
 from anchor_core.safe import md_escape
 
 st.title("Assess")
 st.caption("Describe an AI system: each topic of the AI Act is decided (applies, unclear — review, not applicable) "
            "from the provisions of that topic only, and every provision is quoted from the stored text.")
 
-store = R.safe(R.store, what="Opening the store")
-if store is None:
-    st.stop()
-corpora = R.safe(store.corpora, what="Reading the corpora", default=[])
-if not corpora:
-    W.empty_store(store)
-    st.stop()
-
-names = [c.name for c in corpora]
-if st.session_state.get("assess_corpus") not in names:
-    st.session_state["assess_corpus"] = workspace.DEMO_CORPUS if workspace.DEMO_CORPUS in names else names[0]
+store, names = W.store_and_corpora()
 with st.sidebar:
     st.subheader("Assess settings")
-    corpus = st.selectbox("Corpus", names, key="assess_corpus")
+    corpus = W.corpus_choice(names, "assess_corpus")
 
 EXAMPLE = "A tool that ranks job applicants' CVs for recruiters and shortlists candidates for interviews"
 description = st.text_area("System description", key="assess_description", height=90, placeholder=EXAMPLE)
