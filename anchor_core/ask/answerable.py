@@ -42,7 +42,16 @@ from functools import cache
 from importlib import resources
 
 from anchor_core import crossencoder
-from anchor_core.ask.question import QuestionAnalysis, analyse, counted, expressions, has_number, mask_references
+from anchor_core.ask.question import (
+    QuestionAnalysis,
+    analyse,
+    counted,
+    counts_time,
+    expressions,
+    has_number,
+    is_time_amount,
+    mask_references,
+)
 from anchor_core.models import Hit
 from anchor_core.scorers.text import stem
 from anchor_core.segment import sentences
@@ -123,8 +132,8 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     accepts = ACCEPTS.get(a.kind, ())
     # "how many days" asks for a quantity of time: a calendar date, "by 2 August" or "without undue
     # delay" is not one
-    counts_time = a.kind == "duration" and bool(_COUNTS_TIME.search(question))
-    if counts_time:
+    time_amount = a.kind == "duration" and counts_time(question)
+    if time_amount:
         accepts = ("duration",)
     # a count answers "how many members" only next to "members", not as any number in the sentence
     unit_noun = stem(counted(question) or "") if a.kind == "count" else ""
@@ -167,8 +176,8 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
                     out.sentence = text
             if accepts and tie > best_tied:
                 found = [e for k in accepts for e in expressions(text, k) if not a.numeric or has_number(e)]
-                if counts_time:
-                    found = [e for e in found if _TIME_AMOUNT.search(e)]
+                if time_amount:
+                    found = [e for e in found if is_time_amount(e)]
                 if found and unit_noun:
                     found = found if counts_next_to(text, unit_noun) else []
                 if found:
@@ -179,9 +188,6 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
 
 
 _TOKEN = re.compile(r"[\w'’-]+")
-_COUNTS_TIME = re.compile(r"\bhow many\s+(?:\w+\s+)?(?:seconds|minutes|hours|days|weeks|months|years)\b|"
-                          r"\bin (?:seconds|minutes|hours|days|weeks|months|years)\b", re.I)
-_TIME_AMOUNT = re.compile(r"\b(?:second|minute|hour|day|week|month|year)s?\b", re.I)
 
 
 def counts_next_to(text: str, head: str, window: int = 4) -> bool:

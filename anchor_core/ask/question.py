@@ -225,6 +225,30 @@ def has_number(expression: str) -> bool:
     return bool(_DIGITS.search(expression))
 
 
+_COUNTS_TIME = re.compile(r"\bhow many\s+(?:\w+\s+)?(?:seconds|minutes|hours|days|weeks|months|years)\b|"
+                          r"\bin (?:seconds|minutes|hours|days|weeks|months|years)\b", re.I)
+_TIME_AMOUNT = re.compile(rf"\b{_TIME_UNIT}\b", re.I)
+
+
+def counts_time(question: str) -> bool:
+    """The question asks for an amount of time ("how many days", "in hours"), which a calendar
+    date, "by 2 August" or "without undue delay" is not.
+
+    >>> counts_time("Within how many hours must a breach be notified?"), counts_time("By when must we reply?")
+    (True, False)
+    """
+    return bool(_COUNTS_TIME.search(question))
+
+
+def is_time_amount(expression: str) -> bool:
+    """The expression states an amount of time in a unit ("72 hours", "one month").
+
+    >>> is_time_amount("72 hours"), is_time_amount("by 2 August"), is_time_amount("without undue delay")
+    (True, False, False)
+    """
+    return bool(_TIME_AMOUNT.search(expression))
+
+
 _PREP = r"(?:of|for|in|on|under|to|and|or|by|with|at|from|as|is|are|does|do|apply|applies|require|requires|say|says)"
 
 
