@@ -61,11 +61,13 @@ VALUE_PATTERNS: list[tuple[str, re.Pattern[str], object]] = [
 ]
 
 
-def adgm_passages() -> list[dict]:
+def adgm_passages(min_chars: int = 60) -> list[dict]:
+    """The ADGM passages of ``corpora/adgm`` (``{ID, DocumentID, PassageID, Passage}``), those
+    shorter than ``min_chars`` left out."""
     rows = []
     for f in sorted((CORPORA / "adgm" / "documents").glob("*.json")):
         rows += json.loads(f.read_text(encoding="utf-8"))
-    return [r for r in rows if len(r["Passage"]) >= 60]
+    return [r for r in rows if len(r["Passage"]) >= min_chars]
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
