@@ -31,6 +31,9 @@ from tests.ask_fixtures import drone_store
     ("Our head of trading has left the firm. How quickly must we ask the regulator to withdraw his status?",
      "duration"),
     ("When setting up the risk management process, do we have to consider effects on minors?", "yes_no"),
+    # "count" the verb asks for no number; the noun does
+    ("Which types of data count as sensitive categories?", "list"),
+    ("What is the maximum count of retries?", "count"),
 ])
 def test_answer_kind_is_read_from_the_question(question, kind):
     assert predict_kind(question) == kind

@@ -64,7 +64,9 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [(k, re.compile(p, re.I)) for k, p i
     ("person_or_body", rf"^\W*(who|whom|whose)\b(?! (counts|is considered|qualifies) as)|\bto whom\b|"
                        rf"^\W*(to |by |with )?(which|what)\s+(\w+\s+){{0,2}}{_SING_BODY}\b|{_COND}(who|whom)\b|"
                        rf"\bto which (\w+ )?{_SING_BODY}\b"),
-    ("count", r"\b(what|which)\s+(\S+\s+){0,5}(number|count|length|size|depth|key size|iterations?)\b|"
+    # "count" the noun, not the verb ("which kinds of data count as sensitive")
+    ("count", r"\b(what|which)\s+(\S+\s+){0,5}(number|count(?!\s+(as|towards?|against)\b)|length|size|depth|"
+              r"key size|iterations?)\b|"
               r"\bhow (far|high|low|deep|big|large)\b|\bat what level\b|\bwhat is the (longest|shortest)\b"),
     ("place", r"^\W*where (do|does|did|can|should|must|is|are|will|may)\b|"
               r"\b(which|what|in which|in what)\s+(\w+\s+)?(country|city|place|location|address|"
