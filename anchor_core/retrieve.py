@@ -23,6 +23,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field, field_validator
 
+from anchor_core import definitions
 from anchor_core.embeddings import Embedder
 from anchor_core.errors import EmptyStore, QueryError, StoreError
 from anchor_core.fusion import combine, rrf
@@ -293,13 +294,27 @@ def named_hits(question: str, direct: list[Hit], *, qvec: np.ndarray | None, sto
         if not r.resolved:
             notes.append(describe_unresolved(r))
     refs = [r for r in refs if r.resolved and r.dst_unit]
-    if not refs:
+    defined = definitions.asked(question, store=store, corpus=corpus)
+    if not refs and not defined:
         return []
-    targets = sorted({r.dst_unit for r in refs if r.dst_unit})
+    targets = sorted({r.dst_unit for r in refs if r.dst_unit} | {d.unit_id for *_, ds in defined for d in ds})
     chunks = store.units_chunks(corpus, targets, settings.filters)
     units = store.get_units(corpus, targets)
     rel = _relevance(question, qvec, [c for cs in chunks.values() for c in cs], store, corpus)
-    refs = _share_named_slots(refs, chunks, rel, settings.named_cap, notes)
+    # a term the question asks about ("count as a 'deployer'") fetches the sentence that defines it,
+    # like a unit it names; of several definitions (one per rulebook), the one closest to the question
+    spans: dict[int, tuple[int, int]] = {}
+    for raw, at, ds in defined:
+        def fit(d: definitions.Definition) -> float:
+            return max((rel.get(c.chunk_id, 0.0) for c in chunks.get(d.unit_id, [])
+                        if _overlaps(c, (d.start, d.end))), default=-1.0)
+
+        d = max(ds, key=fit)
+        ref = Reference(src_unit="question", start=at, end=at + len(raw), raw=f"{definitions.FETCHED}‘{d.term}’",
+                        dst_unit=d.unit_id, resolved=True)
+        spans[id(ref)] = (d.start, d.end)
+        refs.append(ref)
+    refs = _share_named_slots(sorted(refs, key=lambda r: r.start), chunks, rel, settings.named_cap, notes)
     top = direct[0].score if direct else 1.0
     out: list[Hit] = []
     for r in refs:
@@ -307,7 +322,8 @@ def named_hits(question: str, direct: list[Hit], *, qvec: np.ndarray | None, sto
         cands = chunks.get(r.dst_unit, [])
         part = next((p for p in units[r.dst_unit].parts if p.label == r.dst_part), None) \
             if r.dst_part and r.dst_unit in units else None
-        cands = [c for c in cands if _overlaps(c, (part.start, part.end) if part else None)] or cands
+        span = spans.get(id(r)) or ((part.start, part.end) if part else None)
+        cands = [c for c in cands if _overlaps(c, span)] or cands
         if not cands:
             notes.append(f"'{r.raw}' in the question names {r.target_label}, which this search may not show")
             continue

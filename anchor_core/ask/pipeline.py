@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from pydantic import BaseModel, Field, field_validator
 
+from anchor_core import definitions
 from anchor_core.anchoring import InputError, decompose
 from anchor_core.ask import answerable as answerable_mod
 from anchor_core.ask import gate as gate_mod
@@ -193,7 +194,9 @@ def _retrieve(question: str, run: _Run, *, store, embedder, info: CorpusInfo, se
                                            {v.unit_id for h in result.hits for v in h.via}))
     rel, qvec, vecs = _relevance(question, result.hits, store=store, info=info, embedder=embedder)
     best = max(rel.values(), default=0.0)
-    named = [f"{h.label} ('{h.named}')" for h in direct if h.named]
+    # a reference as written ('Annex III'), or a term the question asks about (definition of ‘deployer’)
+    named = [f"{h.label} ({h.named})" if h.named.startswith(definitions.FETCHED) else f"{h.label} ('{h.named}')"
+             for h in direct if h.named]
     run.emit("retrieve", f"{label}retrieved {len(direct)} chunks ({mode}), best score {best:.2f}"
              + (f"; named in the question: {', '.join(named)}" if named else "")
              + "".join(f"; {n}" for n in result.notes), t0=t,
