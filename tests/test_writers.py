@@ -335,3 +335,44 @@ def test_a_sentence_cut_by_a_chunk_boundary_is_not_quoted():
     chunk = source(1, "article-19", unit[:cut].rstrip())  # a fixed-size chunk ending mid-sentence
     d = write("How long must providers keep the logs?", [chunk], units={"article-19": unit})
     assert d.refused or all(c.text != unit[:cut].rstrip() for c in d.claims)
+
+
+ARTICLE_71 = "2. The data listed in Section A of Annex VIII shall be entered into the EU database by the provider."
+ANNEX_8 = ("Section A — The following information shall be provided by providers:\n"
+           "1. The name, address and contact details of the provider;\n"
+           "2. The AI system trade name;\n"
+           "3. A description of the intended purpose of the AI system.")
+
+
+def test_a_sentence_that_hands_its_content_to_a_listed_annex_brings_the_list():
+    q = "What must a provider enter into the EU database when it registers?"
+    srcs = [source(1, "article-71", ARTICLE_71, label="Article 71(2)", score=0.8),
+            source(2, "annex-8", ANNEX_8, label="Annex VIII(A)", score=0.4)]
+    d = write(q, srcs, max_sentences=2)
+    quotes = printed(d.answer)
+    assert quotes[0] == ARTICLE_71
+    # the list the sentence points to follows it, its points quoted, not only the sentence that says where it is
+    assert "1. The name, address and contact details of the provider;" in quotes
+    assert d.answer.index("Annex VIII(A):") > d.answer.index("Article 71(2):")
+    for c in d.claims:  # every quote is still a byte-exact span of its source
+        src = next(s for s in srcs if s.unit_id == c.unit_id)
+        assert src.text[c.start - src.start:c.end - src.start] == c.text
+
+
+def test_a_reference_that_hands_nothing_over_or_two_paragraphs_bring_no_list():
+    q = "What must a provider enter into the EU database when it registers?"
+
+    def answer(article_71: str, unit: str, text: str, label: str) -> str:
+        return write(q, [source(1, "article-71", article_71, label="Article 71(2)", score=0.8),
+                         source(2, unit, text, label=label, score=0.1)], max_sentences=2).answer
+
+    assert "Annex VIII(A):" in answer(ARTICLE_71, "annex-8", ANNEX_8, "Annex VIII(A)")  # the control
+    pursuant = ARTICLE_71.replace("The data listed in Section A of Annex VIII",
+                                  "The data required pursuant to Annex VIII")
+    assert "Annex VIII(A):" not in answer(pursuant, "annex-8", ANNEX_8, "Annex VIII(A)")
+    # "as set out in Article 47": Article 47's two numbered paragraphs are not a list
+    a47 = ("2. The declaration shall state the system meets the requirements.\n"
+           "3. The declaration shall be kept up to date.")
+    hands = ARTICLE_71.replace("The data listed in Section A of Annex VIII", "The data set out in Article 47")
+    assert "Article 47:" not in answer(hands, "article-47", a47, "Article 47")
+    assert "Article 47:" in answer(hands, "article-47", a47 + "\n4. The declaration shall be signed.", "Article 47")

@@ -145,7 +145,35 @@ class ExtractiveWriter:
         if not groups:
             return Draft(answer="", claims=[], writer=self.name, refused=True,
                          reason="no source sentence talks about the question")
+        if kind == "list":
+            groups = self._referred_lists(groups, cands)
         return self._compose(question, kind, groups)
+
+    def _referred_lists(self, groups: list[tuple[_Cand, list[_Cand], _Cand | None]],
+                        cands: list[_Cand]) -> list[tuple[_Cand, list[_Cand], _Cand | None]]:
+        """A quoted sentence that hands its content to a list elsewhere ("the data listed in Sections A
+        and B of Annex VIII shall be entered", "shall contain the information set out in Annex V")
+        brings that list's points when a source holds them: the list is the answer to a "which/what"
+        question, the sentence only says where it is. The list takes the slot after the sentence; the
+        number of quoted passages stays ``max_sentences``."""
+        taken = {id(x) for _, group, _ in groups for x in group}
+        out: list[tuple[_Cand, list[_Cand], _Cand | None]] = []
+        for g in groups:
+            out.append(g)
+            c = g[0]
+            for name, points in _lists_by_unit(cands, exclude=c.src.unit_id).items():
+                if not re.search(_HANDS_OVER + rf"(?:[\w,]+\s+){{0,6}}?{re.escape(name)}(?!\w)", c.text, re.I):
+                    continue  # a reference that does not hand content over ("pursuant to Article 9")
+                free = [x for x in points if id(x) not in taken]
+                if len(free) < len(points) or not (len(free) >= _MIN_LIST or any(x.lead for x in free)):
+                    continue  # quoted already, in part or whole; or a paragraph or two, not a list
+                best = max(free, key=lambda x: x.score)
+                group, owner = self._group(best, "list")
+                if any(id(x) in taken for x in group):
+                    group, owner = [x for x in free[: self.max_points]], None
+                out.append((best, group, owner))
+                taken |= {id(x) for x in group}
+        return out[: self.max_sentences]
 
     def _cosines(self, question: str, cands: list[_Cand]) -> list[float]:
         if self.embedder is None or self.dense_weight == 0:
@@ -266,6 +294,32 @@ class _Cand:
         """What the sentence says read in place: a point is read after its lead-in(s), which say what the
         points are ("The following practices shall be prohibited:" + "(f) ... emotions ... workplace")."""
         return self.text if self.lead is None else f"{self.lead.context} {self.text}"
+
+
+# the verbs that hand a provision's content to another unit: "the data listed in Sections A and B of
+# Annex VIII", "the information specified in Annex IX", "the procedure set out in Annex VII"
+_HANDS_OVER = (r"\b(?:listed|set out|specified|laid down|referred to|contained|described|enumerated|provided for|"
+               r"mentioned|identified|indicated|as defined)\s+(?:in|under)\s+")
+
+
+_MIN_LIST = 3
+"""Enumerated passages a source unit must hold to count as a list when none of them follows a lead-in
+(two numbered paragraphs are not one; the points under "The following information shall be provided:" are)."""
+
+
+def _lists_by_unit(cands: list[_Cand], *, exclude: str) -> dict[str, list[_Cand]]:
+    """The quotable enumerated points of each source unit but ``exclude``, by the unit's label as a
+    reference writes it (the source label without its part: ``Annex VIII`` for ``Annex VIII(A)``)."""
+    out: dict[str, list[_Cand]] = {}
+    for c in cands:
+        if c.outside or not c.marker or c.src.unit_id == exclude:
+            continue
+        name = re.sub(r"\s*\([^()]*\)$", "", c.src.label).strip()
+        if name:
+            out.setdefault(name, []).append(c)
+    for points in out.values():
+        points.sort(key=lambda x: x.ustart)
+    return out
 
 
 def _key(m: re.Match[str]) -> tuple[str, int, str]:
