@@ -200,6 +200,10 @@ class PathStep(BaseModel):
     kind: StepKind = "cites"
     raw: str = ""
     depth: int = Field(1, ge=1)
+    through: str = ""
+    """Set when ``raw`` is written in another part of the earlier unit that the earlier part refers to
+    ("for the objectives referred to in *paragraph 1*": ``through="paragraph 1"``, ``raw="Annex II"``,
+    written in paragraph 1); the step is still one hop from the earlier hit."""
 
     @property
     def label(self) -> str:

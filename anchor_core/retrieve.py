@@ -56,6 +56,8 @@ class RetrievalSettings(BaseModel):
     backward: bool = Field(True, description="also follow references into the hits (who cites them)")
     backward_weight: float = Field(0.8, description="extra decay for a backward step")
     same_unit_weight: float = Field(0.5, description="extra decay for a reference to another part of the same unit")
+    through_parts: bool = Field(True, description="a reference to another part of the same unit also follows that "
+                                                  "part's own references (one hop, with the same-unit decay)")
     diversify: bool = Field(True, description="at most one direct hit per unit part")
     per_unit: int | None = Field(2, description="at most this many direct hits per unit (None: no limit); "
                                  "chosen by leave-one-set-out over the dev sets")
@@ -416,16 +418,25 @@ def hop(shown: list[Hit], *, question: str, qvec: np.ndarray | None, store: Stor
         units.update(store.get_units(corpus, missing))
         unit_chunks.update(store.units_chunks(corpus, missing, filters))
 
-        # (parent, target unit, span inside it or None, direction, the reference as written)
-        moves: list[tuple[Hit, str, tuple[int, int] | None, StepKind, str]] = []
+        # (parent, target unit, span inside it or None, direction, the reference as written, and the
+        # reference to another part of the parent's own unit it was read through, if any)
+        moves: list[tuple[Hit, str, tuple[int, int] | None, StepKind, str, str]] = []
         for parent in frontier:  # best parents first: their moves win ties below
             for r in out_refs:
                 if r.dst_unit is None or r.src_unit != parent.unit_id or not (
                         r.in_title or parent.start <= r.start < parent.end):
                     continue  # an unresolved reference leads nowhere
-                part = next((p for p in units[r.dst_unit].parts if p.label == r.dst_part), None) \
-                    if r.dst_part and r.dst_unit in units else None
-                moves.append((parent, r.dst_unit, (part.start, part.end) if part else None, "cites", r.raw))
+                span = _part_span(units, r.dst_unit, r.dst_part)
+                moves.append((parent, r.dst_unit, span, "cites", r.raw, ""))
+                if settings.through_parts and r.dst_unit == parent.unit_id and span is not None:
+                    # "for the objectives referred to in paragraph 1, point (h)": the paragraph it points
+                    # to is part of what it says, and so are that paragraph's own references (Annex II)
+                    for r2 in out_refs:
+                        if (r2.src_unit == parent.unit_id and span[0] <= r2.start < span[1] and not r2.in_title
+                                and r2.dst_unit is not None and r2.dst_unit != parent.unit_id
+                                and not parent.start <= r2.start < parent.end):
+                            moves.append((parent, r2.dst_unit, _part_span(units, r2.dst_unit, r2.dst_part), "cites",
+                                          r2.raw, r.raw))
             for r in in_refs:
                 if r.dst_unit != parent.unit_id or r.src_unit == parent.unit_id:
                     continue
@@ -433,14 +444,14 @@ def hop(shown: list[Hit], *, question: str, qvec: np.ndarray | None, store: Stor
                     part = next((p for p in units[parent.unit_id].parts if p.label == r.dst_part), None)
                     if part is not None and not (parent.start < part.end and part.start < parent.end):
                         continue  # it cites another part of this unit, not the one we hold
-                moves.append((parent, r.src_unit, None if r.in_title else (r.start, r.end), "cited_by", r.raw))
+                moves.append((parent, r.src_unit, None if r.in_title else (r.start, r.end), "cited_by", r.raw, ""))
 
-        pool = {c.chunk_id: c for _, u, _, _, _ in moves for c in unit_chunks.get(u, [])}
+        pool = {c.chunk_id: c for _, u, _, _, _, _ in moves for c in unit_chunks.get(u, [])}
         missing_fit = [h for h in frontier if h.chunk_id not in parent_fit]
         parent_fit.update(_relevance(question, qvec, [_as_chunk(h) for h in missing_fit], store, corpus))
         rel = _relevance(question, qvec, list(pool.values()), store, corpus)
         next_frontier: dict[str, Hit] = {}
-        for parent, target, span, kind, raw in moves:
+        for parent, target, span, kind, raw, through in moves:
             cands = [c for c in unit_chunks.get(target, []) if _overlaps(c, span)] or unit_chunks.get(target, [])
             if not cands:
                 continue
@@ -467,8 +478,10 @@ def hop(shown: list[Hit], *, question: str, qvec: np.ndarray | None, store: Stor
             prev = best.get(chunk.chunk_id)
             if prev is None or score > prev.score:
                 step = PathStep(unit_id=parent.unit_id, part=parent.part, to_unit=chunk.unit_id, to_part=chunk.part,
-                                kind=kind, raw=raw, depth=depth)
+                                kind=kind, raw=raw, depth=depth, through=through)
                 how = "cites it" if kind == "cites" else "is cited by it"
+                if through:
+                    how = f"cites it through '{through}' (another part of its own unit, which writes it)"
                 where = f"shown hit #{rank[id(parent)]}" if id(parent) in rank else "a followed hit"
                 why = (f"{parent.label} ({where}) {how} as '{raw}'; score {parent.score:.4f} × decay {decay:.2f} × "
                        f"({settings.hop_floor:.2f} + {1 - settings.hop_floor:.2f} × fit {fit:.2f}) = {score:.4f}")
@@ -479,6 +492,14 @@ def hop(shown: list[Hit], *, question: str, qvec: np.ndarray | None, store: Stor
         if not frontier:
             break
     return sorted(best.values(), key=lambda h: -h.score)
+
+
+def _part_span(units: dict, unit_id: str, part_label: str | None) -> tuple[int, int] | None:
+    """The offsets of ``part_label`` in the unit (``None``: the whole unit, or a part it lacks)."""
+    if not part_label or unit_id not in units:
+        return None
+    part = next((p for p in units[unit_id].parts if p.label == part_label), None)
+    return (part.start, part.end) if part else None
 
 
 def _as_chunk(h: Hit) -> Chunk:

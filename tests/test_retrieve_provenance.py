@@ -73,3 +73,26 @@ def test_followed_hits_from_one_hit_can_be_limited(tmp_path):
         return sorted(h.unit_id for h in r.hits if h.via)
     assert followed() == ["annex-1", "annex-2"]
     assert len(followed(hop_per_parent=1)) == 1
+
+
+def test_a_reference_to_another_paragraph_brings_that_paragraphs_own_references(tmp_path):
+    """Article 5(2) uses 'the objectives referred to in paragraph 1'; paragraph 1 names Annex II, so Annex II
+    is one hop from 5(2), and the step says which paragraph wrote the reference."""
+    text = ("1. Identification is allowed only for the offences listed in Annex II.\n"
+            "2. Police identification of suspects in public spaces is allowed only for the objectives of paragraph 1.")
+    a5 = unit("article-5", text, parts=[("1", text.split("\n")[0]), ("2", text.split("\n")[1])])
+    x2 = unit("annex-2", "Terrorism; trafficking in human beings; murder; kidnapping.", kind="annex")
+    a9 = unit("article-9", "Fees for boats.")
+    s = _store(tmp_path, [a5, x2, a9], [ref(a5, "Annex II", "annex-2"), ref(a5, "paragraph 1", "article-5", "1")])
+    settings = dict(k=2, hops=1, mode="bm25", hop_decay=1.0, hop_floor=1.0, per_unit=1)
+    r = retrieve("police identification of suspects in public spaces", store=s, embedder=HashEmbedder(),
+                 corpus="w", settings=RetrievalSettings(**settings))
+    assert [(h.unit_id, h.part) for h in r.hits][0] == ("article-5", "2")
+    annex = next(h for h in r.hits if h.unit_id == "annex-2")
+    step = annex.via[0]
+    assert (step.unit_id, step.part, step.raw, step.through, step.depth) == ("article-5", "2", "Annex II",
+                                                                             "paragraph 1", 1)
+    assert "through 'paragraph 1'" in annex.why
+    off = retrieve("police identification of suspects in public spaces", store=s, embedder=HashEmbedder(),
+                   corpus="w", settings=RetrievalSettings(**settings, through_parts=False))
+    assert all(h.unit_id != "annex-2" for h in off.hits)
