@@ -53,6 +53,15 @@ def test_expressions_of_a_kind_skip_references():
     assert expressions("2. The Board shall be composed of one representative per Member State.", "count") == []
 
 
+def test_names_are_told_by_their_capitals_in_case_insensitive_patterns():
+    # lower-case words are not a body's or a place's name ("the modality", "providers placing ... in the Union")
+    assert expressions("(e) the modality (e.g. text, image) and format of inputs and outputs;", "person_or_body") == []
+    assert expressions("providers placing on the market or putting into service AI systems", "place") == []
+    assert expressions("The European Artificial Intelligence Board is established.", "person_or_body") == [
+        "The European Artificial Intelligence Board"]
+    assert "Abu Dhabi Global Market" in " ".join(expressions("It is located in Abu Dhabi Global Market.", "place"))
+
+
 def test_acronyms_used_as_common_nouns_are_not_foreign_names():
     assert lay_acronyms("Can we offer bonuses for CFD trading, and does a clinic need a DPO?") == {"cfd", "dpo"}
     assert "gdpr" not in lay_acronyms("What is the maximum fine under the GDPR for unlawful profiling?")

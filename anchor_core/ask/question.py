@@ -314,12 +314,13 @@ _EXPR: dict[str, re.Pattern[str]] = {k: re.compile(p, re.I) for k, p in {
     "date": rf"\b\d{{1,2}}\s+{_MONTH}(?:\s+\d{{4}})?\b|\b{_MONTH}\s+\d{{1,2}}(?:,?\s+\d{{4}})?\b|"
             rf"\b(?:19|20)\d{{2}}\b|\b{_MONTH}\s+(?:19|20)\d{{2}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b|"
             rf"\b(?:entry into force|date of application|from the date)\b",
-    "person_or_body": rf"\b(?:the |a |an )?(?:[A-Z][\w'’-]+\s+){{0,4}}{_BODY_NOUN}\b|"
-                      rf"\b[A-Z][a-z]+(?:\s+[A-Z][\w-]+)+\b|\b[A-Z]{{2,}}\b",
-    "place": r"\b(?:[A-Z][\w-]+\s+){0,3}(?:Street|Road|Square|Building|Tower|Island|City|Registry|Office)\b|"
+    # the patterns are case-insensitive; a name is told by its capitals, so those parts are not ((?-i:...))
+    "person_or_body": rf"\b(?:the |a |an )?(?:(?-i:[A-Z])[\w'’-]+\s+){{0,4}}{_BODY_NOUN}\b|"
+                      rf"(?-i:\b[A-Z][a-z]+(?:\s+[A-Z][\w-]+)+\b|\b[A-Z]{{2,}}\b)",
+    "place": r"\b(?:(?-i:[A-Z])[\w-]+\s+){0,3}(?:Street|Road|Square|Building|Tower|Island|City|Registry|Office)\b|"
              r"\b(?:P\.?O\.? Box|address|located|premises|seat|registered office|URL|https?://\S+|/\.well-known/\S*|"
-             r"HKEY_\w+|jurisdiction|territory|Member State|country|countries|where)\b|"
-             r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b",
+             r"HKEY_\w+|jurisdiction|territory|Member State|country|countries)\b|"
+             r"(?-i:\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b)",
 }.items()}
 
 
