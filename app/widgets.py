@@ -383,6 +383,8 @@ def show_ask_run(run: Report, store, *, key: str = "ask") -> None:
     with st.expander(f"Passages found ({len(rep.sources)})"):
         for s in rep.sources:
             how = " · found by the search" if s.direct else (_reached(s) or " · reached by a cross-reference")
+            if s.named:  # 'Annex III', or the definition of a term the question asks about
+                how = " · named in the question (" + md_escape(s.named, inline=True) + ")"
             st.markdown(f"**\\[{s.n}\\] {md_escape(s.label, inline=True)}**{source_place(s)}{how}  \n"
                         f"{_snippet(s.text, 400)}", help=md_escape(f"search score {s.score:.3f}; unit {s.unit_id}"
                                                                      + (f"; path {s.path}" if s.path else ""),

@@ -225,3 +225,14 @@ def wait_for(loads: list[str], seconds: float = 15) -> None:
     end = time.monotonic() + seconds
     while not loads and time.monotonic() < end:
         time.sleep(0.05)
+
+
+def test_a_source_fetched_for_a_term_the_question_asks_about_says_so(aiact):
+    at = A.app()
+    ask(at, "Does a company that uses a third-party AI tool internally count as a 'deployer'?")
+    A.no_traceback(at)
+    page = A.texts(at)
+    # the definition is a source of its own, and the passages list says why it is there
+    assert "named in the question (definition of ‘deployer’)" in page
+    run = ReportStore(A.home() / "reports.db").get(at.session_state["ask_run"])
+    assert any(s.unit_id == "article-3" and s.named == "definition of ‘deployer’" for s in run.sources)
