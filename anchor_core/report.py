@@ -114,6 +114,9 @@ class Source(BaseModel):
     """Reference path for hop hits: ``annex-3(4) ← article-6(2)``."""
     followed_from: str | None = None
     """The label of the source whose reference led here (``Article 6(2)``); always one of the sources."""
+    reference: str = ""
+    """How that source writes the reference that led here (``Annex III``), or the reference to another part of
+    its own unit that it was read through (``paragraph 1``, whose own reference led here)."""
     named: str = ""
     """The reference as the question wrote it when the question names this source (``Annex III``)."""
     unit_sha256: str = ""

@@ -376,3 +376,21 @@ def test_a_reference_that_hands_nothing_over_or_two_paragraphs_bring_no_list():
     hands = ARTICLE_71.replace("The data listed in Section A of Annex VIII", "The data set out in Article 47")
     assert "Article 47:" not in answer(hands, "article-47", a47, "Article 47")
     assert "Article 47:" in answer(hands, "article-47", a47 + "\n4. The declaration shall be signed.", "Article 47")
+
+
+def test_a_list_reached_through_the_reference_the_sentence_writes_is_brought_too():
+    """Retrieval followed 'paragraph 1' of Article 5(2) on to Annex II (paragraph 1 names it): the sentence
+    hands its content to paragraph 1, and the list that paragraph's reference led to is quoted under it."""
+    q = "For which offences may the police use the system?"
+    a52 = "2. The police use for the objectives referred to in paragraph 1 shall comply with safeguards."
+    annex = ("Offences referred to in Article 5(1):\n— acts of terrorism,\n— trafficking in human beings,\n"
+             "— murder or grievous bodily injury.")
+    parent = source(1, "article-5", a52, label="Article 5(2)", score=0.8)
+    followed = source(2, "annex-2", annex, label="Annex II", score=0.1).model_copy(
+        update={"followed_from": "Article 5(2)", "reference": "paragraph 1", "direct": False})
+    answer = write(q, [parent, followed], max_sentences=2).answer
+    assert answer.index("Article 5(2):") < answer.index("Annex II:")
+    assert "— acts of terrorism," in answer and "— murder or grievous bodily injury." in answer
+    # without the followed link the sentence names no list, and none is brought
+    alone = followed.model_copy(update={"followed_from": None, "reference": ""})
+    assert "Annex II:" not in write(q, [parent, alone], max_sentences=1).answer

@@ -167,6 +167,7 @@ def _sources(hits: list[Hit], units: dict[str, Unit], relevance: dict[str, float
                           heading=h.heading, doc_id=h.doc_id, document=h.document, page=h.page, start=h.start,
                           end=h.end, text=h.text, score=round(relevance.get(h.chunk_id, 0.0), 4), direct=not h.via,
                           path=h.path if h.via else "", followed_from=followed, named=h.named,
+                          reference=(h.via[0].through or h.via[0].raw) if h.via else "",
                           unit_sha256=hashlib.sha256(u.text.encode()).hexdigest() if u else ""))
     return out
 

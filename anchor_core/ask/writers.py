@@ -162,7 +162,13 @@ class ExtractiveWriter:
             out.append(g)
             c = g[0]
             for name, points in _lists_by_unit(cands, exclude=c.src.unit_id).items():
-                if not re.search(_HANDS_OVER + rf"(?:[\w,]+\s+){{0,6}}?{re.escape(name)}(?!\w)", c.text, re.I):
+                # the list as its label writes it, or as the reference that retrieval followed from this
+                # source to it was written here ("the objectives referred to in paragraph 1", whose own
+                # reference led to Annex II)
+                names = [name] + sorted({x.src.reference for x in points
+                                         if x.src.reference and x.src.followed_from == c.src.label})
+                if not any(re.search(_HANDS_OVER + rf"(?:[\w,]+\s+){{0,6}}?{re.escape(n)}(?!\w)", c.text, re.I)
+                           for n in names):
                     continue  # a reference that does not hand content over ("pursuant to Article 9")
                 free = [x for x in points if id(x) not in taken]
                 if len(free) < len(points) or not (len(free) >= _MIN_LIST or any(x.lead for x in free)):
