@@ -394,3 +394,14 @@ def test_a_list_reached_through_the_reference_the_sentence_writes_is_brought_too
     # without the followed link the sentence names no list, and none is brought
     alone = followed.model_copy(update={"followed_from": None, "reference": ""})
     assert "Annex II:" not in write(q, [parent, alone], max_sentences=1).answer
+
+
+def test_one_word_points_are_quoted_and_bullets_are_counted_not_named():
+    q = "Which offences are listed?"
+    annex = "The following offences are listed:\n" + "\n".join(
+        f"— {w}," for w in ("terrorism", "sabotage", "kidnapping", "murder", "robbery", "fraud", "piracy", "arson"))
+    d = write(q, [source(1, "annex-2", annex, label="Annex II")], max_points=6)
+    quotes = printed(d.answer)
+    assert "— terrorism," in quotes or "— sabotage," in quotes  # a one-word point is a list item, not a title
+    assert len([x for x in quotes if x.startswith("— ")]) == 6
+    assert d.answer.rstrip().endswith("… and 2 more of Annex II")  # not "(—, —)"

@@ -262,7 +262,9 @@ class ExtractiveWriter:
                 lead = owner
                 rest = [p for p in lead.points if p not in group]
                 if rest:
-                    names = ", ".join(p.marker for p in rest[:8] if p.marker) + (", …" if len(rest) > 8 else "")
+                    # bullets ("—") name nothing; "(a)", "3." do
+                    named = [p.marker for p in rest if p.marker and not _is_bullet(p.marker)]
+                    names = ", ".join(named[:8]) + (", …" if len(named) > 8 else "") if named else ""
                     lines.append(f"  … and {len(rest)} more of {head.src.label}" + (f" ({names})" if names else ""))
         return Draft(answer="\n".join(lines), claims=claims, writer=self.name, notes=notes)
 
@@ -361,8 +363,15 @@ def _first_key(m: re.Match[str]) -> tuple[str, int, str]:
     return _key(m)
 
 
+def _is_bullet(marker: str) -> bool:
+    m = _POINT.match(marker + " ")
+    return m is not None and m.group("bullet") is not None
+
+
 def _quotable(text: str) -> bool:
     n = len(words(text))
+    if _POINT.match(text) and n >= 1 and _TITLE.search(text) is not None:
+        return True  # a point of one word is a list item ("— terrorism,"), not a title line
     return n >= 2 and (n >= 8 or _TITLE.search(text) is not None)
 
 
