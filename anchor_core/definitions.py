@@ -3,8 +3,8 @@
 Legislation and rulebooks define their terms in a sentence of a fixed shape: the term in quotation
 marks, then ``means`` (``shall mean``, ``has the meaning``, ``is defined as``, ``refers to``). The
 AI Act's Article 3, the GDPR's Article 4 and the ADGM rulebooks' interpretation sections are written
-this way; :func:`defined_terms` finds those sentences in any stored corpus, with no adapter and no
-list of terms.
+this way; :func:`definitions_of` finds those sentences for a term in any stored corpus, with no
+adapter and no list of terms, reading only the units the full-text index says may hold them.
 
 A question asks about a defined term when it quotes it (``count as a 'deployer'``) or asks what it
 is (``What counts as personal data?``, ``What does "processing" mean?``, ``definition of
@@ -74,25 +74,55 @@ def find(text: str) -> list[tuple[str, int, int]]:
 
 
 _lock = threading.Lock()
-_cache: dict[tuple[int, str], tuple[str, dict[str, list[Definition]]]] = {}
+_cache: dict[tuple[int, str, str, str], list[Definition]] = {}
+_CACHE_MAX = 20_000
+# a defining verb holds one of these words: the full-text index narrows the units to read by them
+_VERBS = ("means", "shall mean", "has the meaning", "is defined as", "refers to")
+_MAX_TERM_WORDS = 6
+"""A phrase longer than this is a question's subject, not a defined term ("the procedure for ...")."""
+
+
+def definitions_of(term: str, store: Store, corpus: str) -> list[Definition]:
+    """The corpus's definitions of ``term`` (matched by :func:`norm`), read once per corpus version.
+
+    Only units that the full-text index says hold the term followed by a defining verb are read
+    (:meth:`Store.units_with_words`, whose index stems "Makers" as it stems "maker"), so a question
+    never reads the whole corpus."""
+    info = store.corpus(corpus)
+    key = (id(store), corpus, info.version, norm(term))
+    with _lock:
+        if key in _cache:
+            return _cache[key]
+    # "deployer means" is one phrase to the SQLite index (the quotation marks are not tokens), and all
+    # of its words to Elasticsearch: either way a superset of the units that define it
+    phrase = " ".join(re.findall(r"[^\W_]+", term.lower()))
+    ids: set[str] = set()
+    for verb in _VERBS:
+        ids.update(store.units_with_words(corpus, [f"{phrase} {verb}"]))
+    out: list[Definition] = []
+    ordered = sorted(ids)
+    for i in range(0, len(ordered), 200):
+        for uid, u in store.get_units(corpus, ordered[i:i + 200]).items():
+            out += [Definition(t, uid, start, end) for t, start, end in find(u.text) if norm(t) == norm(term)]
+    out.sort(key=lambda d: (d.unit_id, d.start))
+    with _lock:
+        for old in [k for k in _cache if k[:2] == key[:2] and k[2] != key[2]]:
+            del _cache[old]  # an older version of the same corpus
+        if len(_cache) >= _CACHE_MAX:
+            _cache.clear()  # a long-running dashboard asks about ever new terms
+        _cache[key] = out
+    return out
 
 
 def defined_terms(store: Store, corpus: str) -> dict[str, list[Definition]]:
-    """Every definition in the stored corpus, by normalised term; read once per corpus version."""
-    info = store.corpus(corpus)
-    key = (id(store), corpus)
-    with _lock:
-        got = _cache.get(key)
-        if got is not None and got[0] == info.version:
-            return got[1]
+    """Every definition in the stored corpus, by normalised term (reads every unit: for tools and
+    tests; retrieval looks terms up one at a time with :func:`definitions_of`)."""
     ids = store.unit_ids(corpus)
     out: dict[str, list[Definition]] = {}
     for i in range(0, len(ids), 500):
         for uid, u in store.get_units(corpus, ids[i:i + 500]).items():
             for term, start, end in find(u.text):
                 out.setdefault(norm(term), []).append(Definition(term, uid, start, end))
-    with _lock:
-        _cache[key] = (info.version, out)
     return out
 
 
@@ -108,6 +138,8 @@ def question_terms(question: str) -> list[tuple[str, int]]:
     seen: set[str] = set()
     out = []
     for t, at in sorted(found, key=lambda f: f[1]):
+        if len(t.split()) > _MAX_TERM_WORDS:
+            continue
         if norm(t) not in seen:
             seen.add(norm(t))
             out.append((t, at))
@@ -118,8 +150,9 @@ def asked(question: str, *, store: Store, corpus: str) -> list[tuple[str, int, l
     """The defined terms the question asks about: (as the question writes it, its offset, the
     corpus's definitions of it). Nothing is read from the store for a question that quotes no term
     and asks no "what is"."""
-    terms = question_terms(question)
-    if not terms:
-        return []
-    index = defined_terms(store, corpus)
-    return [(t, at, index[norm(t)]) for t, at in terms if norm(t) in index]
+    out = []
+    for t, at in question_terms(question):
+        found = definitions_of(t, store, corpus)
+        if found:
+            out.append((t, at, found))
+    return out

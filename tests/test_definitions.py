@@ -87,13 +87,28 @@ def test_a_question_without_a_term_reads_nothing_from_the_store(store, monkeypat
     def boom(*a, **k):
         raise AssertionError("the store was read")
 
-    monkeypatch.setattr(definitions, "defined_terms", boom)
+    monkeypatch.setattr(definitions, "definitions_of", boom)
     assert definitions.asked("How long must operators keep logs?", store=store, corpus="w") == []
 
 
+def test_a_term_is_looked_up_through_the_index_not_by_reading_every_unit(store, monkeypatch):
+    read: list[str] = []
+    get_units = store.get_units
+
+    def spy(corpus, ids):
+        read.extend(ids)
+        return get_units(corpus, ids)
+
+    monkeypatch.setattr(store, "get_units", spy)
+    found = definitions.definitions_of("operator", store, "w")
+    assert [(d.term, d.unit_id) for d in found] == [("operator", "article-3")]
+    # article-9 holds neither 'operator' nor a defining verb: it is never read
+    assert "article-9" not in read
+
+
 def test_the_index_follows_a_new_version_of_the_corpus(store):
-    assert "widget" in definitions.defined_terms(store, "w")
+    assert definitions.definitions_of("widget", store, "w")
     ingest(store, HashEmbedder(), ParsedCorpus(documents=[Document(doc_id="doc", title="Widget Act")], units=[
         unit("article-3", "(1) ‘gadget’ means a small device.", heading="Article 3")]), corpus="w", adapter="test")
-    index = definitions.defined_terms(store, "w")
-    assert "gadget" in index and "widget" not in index
+    assert definitions.definitions_of("gadget", store, "w") and not definitions.definitions_of("widget", store, "w")
+    assert set(definitions.defined_terms(store, "w")) == {"gadget"}
