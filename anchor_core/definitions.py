@@ -94,11 +94,13 @@ def definitions_of(term: str, store: Store, corpus: str) -> list[Definition]:
         if key in _cache:
             return _cache[key]
     # "deployer means" is one phrase to the SQLite index (the quotation marks are not tokens), and all
-    # of its words to Elasticsearch: either way a superset of the units that define it
-    phrase = " ".join(re.findall(r"[^\W_]+", term.lower()))
+    # of its words to Elasticsearch: either way a superset of the units that define it. The singular is
+    # asked too: Elasticsearch's standard analyzer does not stem "processors" to "processor".
+    phrases = dict.fromkeys(" ".join(re.findall(r"[^\W_]+", t)) for t in (term.lower(), norm(term)))
     ids: set[str] = set()
-    for verb in _VERBS:
-        ids.update(store.units_with_words(corpus, [f"{phrase} {verb}"]))
+    for phrase in phrases:
+        for verb in _VERBS:
+            ids.update(store.units_with_words(corpus, [f"{phrase} {verb}"]))
     out: list[Definition] = []
     ordered = sorted(ids)
     for i in range(0, len(ordered), 200):

@@ -126,6 +126,16 @@ class ReplaceDocumentsContract:
         with pytest.raises(CorpusNotFound):
             store.units_with_words("nope", ["data"])
 
+    def test_a_defined_term_is_found_through_the_index_on_every_store(self, store):
+        from anchor_core import definitions
+
+        self._put(store, "up", [_doc_parts("a", ["In this Part, “Client” has the meaning given in Rule 2.",
+                                                 "‘Data processor’ means a person who processes data."]),
+                                _doc_parts("b", ["A client means much to us; the Client signs."])])
+        assert [(d.term, d.unit_id) for d in definitions.definitions_of("client", store, "up")] == [("Client", "a/1")]
+        assert [d.unit_id for d in definitions.definitions_of("data processors", store, "up")] == ["a/2"]
+        assert definitions.definitions_of("signs", store, "up") == []
+
     def test_a_word_in_each_of_two_chunks_of_a_unit_is_found(self, store):
         doc = Document(doc_id="d", title="d.txt", meta={"file": "d.txt"})
         u = unit("d/1", "Data Processing is described at length here. Addendum terms follow.", doc_id="d",
