@@ -212,7 +212,9 @@ def test_a_new_process_reads_no_vector_blob(tmp_path, small_corpus):
 
 
 def test_missing_or_damaged_derived_indexes_are_rebuilt_from_sqlite(tmp_path, small_corpus):
+    import gc
     import shutil
+    import time
 
     from anchor_core.embeddings import HashEmbedder
 
@@ -222,7 +224,20 @@ def test_missing_or_damaged_derived_indexes_are_rebuilt_from_sqlite(tmp_path, sm
     bm, vec = store.search_bm25("w", ["widgets", "staff"], 5, Filters()), store.search_vector("w", q, 5, Filters())
     version = store.corpus("w").version
     folder = store._corpus_dir("w") / version
-    shutil.rmtree(store.index_root)
+    root = store.index_root
+    # the open tantivy index may still be tidying its files (seen on CI: "Directory not empty" while
+    # rmtree ran): close the store first, and retry a deletion that meets a file created meanwhile
+    store.close()
+    del store
+    gc.collect()
+    for attempt in range(20):
+        try:
+            shutil.rmtree(root)
+            break
+        except OSError:
+            if attempt == 19:
+                raise
+            time.sleep(0.1)
     again = SQLiteStore(tmp_path / "a.db")
     assert again.search_bm25("w", ["widgets", "staff"], 5, Filters()) == bm
     assert again.search_vector("w", q, 5, Filters()) == pytest.approx(vec)
