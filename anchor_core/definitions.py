@@ -25,9 +25,10 @@ from anchor_core.stores.base import Store
 
 # the term in quotation marks (straight or curly), then the defining verb; "(‘the AI Office’)" style
 # abbreviations and "for the purposes of this Part" lead-ins are not definitions of this shape
+_VERBS = ("means", "shall mean", "has the meaning", "is defined as", "refers to")
 _DEFINES = re.compile(
     r"(?:^|(?<=[\s(\[]))['‘\"“]([^\W\d_][^'’\"”\n]{0,78}?)['’\"”],?\s+(?:\([^)\n]{1,40}\)\s+)?"
-    r"(?:means|shall mean|has the meaning|is defined as|refers to)\b")
+    rf"(?:{'|'.join(_VERBS)})\b")
 # a term the question quotes: the quote is not an apostrophe ("customers' moods", "provider's")
 _QUOTED = re.compile(r"(?<![\w'’])['‘\"“]([^\W\d_][^'’\"”?!\n]{0,58}?)['’\"”](?![\w'’])")
 _ARTICLE = r"(?:an? |the )?"
@@ -76,8 +77,6 @@ def find(text: str) -> list[tuple[str, int, int]]:
 _lock = threading.Lock()
 _cache: dict[tuple[int, str, str, str], list[Definition]] = {}
 _CACHE_MAX = 20_000
-# a defining verb holds one of these words: the full-text index narrows the units to read by them
-_VERBS = ("means", "shall mean", "has the meaning", "is defined as", "refers to")
 _MAX_TERM_WORDS = 6
 """A phrase longer than this is a question's subject, not a defined term ("the procedure for ...")."""
 
@@ -95,7 +94,8 @@ def definitions_of(term: str, store: Store, corpus: str) -> list[Definition]:
             return _cache[key]
     # "deployer means" is one phrase to the SQLite index (the quotation marks are not tokens), and all
     # of its words to Elasticsearch: either way a superset of the units that define it. The singular is
-    # asked too: Elasticsearch's standard analyzer does not stem "processors" to "processor".
+    # asked too: Elasticsearch's standard analyzer does not stem "processors" to "processor". Each phrase
+    # is the term followed by one of the defining verbs that ``find`` reads.
     phrases = dict.fromkeys(" ".join(re.findall(r"[^\W_]+", t)) for t in (term.lower(), norm(term)))
     ids: set[str] = set()
     for phrase in phrases:

@@ -57,7 +57,7 @@ class RetrievalSettings(BaseModel):
     backward_weight: float = Field(0.8, description="extra decay for a backward step")
     same_unit_weight: float = Field(0.5, description="extra decay for a reference to another part of the same unit")
     through_parts: bool = Field(True, description="a reference to another part of the same unit also follows that "
-                                                  "part's own references (one hop, with the same-unit decay)")
+                                                  "part's own references (one hop, scored as a direct citation)")
     diversify: bool = Field(True, description="at most one direct hit per unit part")
     per_unit: int | None = Field(2, description="at most this many direct hits per unit (None: no limit); "
                                  "chosen by leave-one-set-out over the dev sets")
@@ -322,9 +322,7 @@ def named_hits(question: str, direct: list[Hit], *, qvec: np.ndarray | None, sto
     for r in refs:
         assert r.dst_unit is not None
         cands = chunks.get(r.dst_unit, [])
-        part = next((p for p in units[r.dst_unit].parts if p.label == r.dst_part), None) \
-            if r.dst_part and r.dst_unit in units else None
-        span = spans.get(id(r)) or ((part.start, part.end) if part else None)
+        span = spans.get(id(r)) or _part_span(units, r.dst_unit, r.dst_part)
         cands = [c for c in cands if _overlaps(c, span)] or cands
         if not cands:
             notes.append(f"'{r.raw}' in the question names {r.target_label}, which this search may not show")
@@ -440,10 +438,9 @@ def hop(shown: list[Hit], *, question: str, qvec: np.ndarray | None, store: Stor
             for r in in_refs:
                 if r.dst_unit != parent.unit_id or r.src_unit == parent.unit_id:
                     continue
-                if r.dst_part and parent.unit_id in units:
-                    part = next((p for p in units[parent.unit_id].parts if p.label == r.dst_part), None)
-                    if part is not None and not (parent.start < part.end and part.start < parent.end):
-                        continue  # it cites another part of this unit, not the one we hold
+                named_part = _part_span(units, parent.unit_id, r.dst_part)
+                if named_part is not None and not (parent.start < named_part[1] and named_part[0] < parent.end):
+                    continue  # it cites another part of this unit, not the one we hold
                 moves.append((parent, r.src_unit, None if r.in_title else (r.start, r.end), "cited_by", r.raw, ""))
 
         pool = {c.chunk_id: c for _, u, _, _, _, _ in moves for c in unit_chunks.get(u, [])}

@@ -157,11 +157,15 @@ class ExtractiveWriter:
         question, the sentence only says where it is. The list takes the slot after the sentence; the
         number of quoted passages stays ``max_sentences``."""
         taken = {id(x) for _, group, _ in groups for x in group}
+        lists = _lists_by_unit(cands)
         out: list[tuple[_Cand, list[_Cand], _Cand | None]] = []
         for g in groups:
             out.append(g)
             c = g[0]
-            for name, points in _lists_by_unit(cands, exclude=c.src.unit_id).items():
+            for name, every in lists.items():
+                points = [x for x in every if x.src.unit_id != c.src.unit_id]  # not its own unit's points
+                if not points:
+                    continue
                 # the list as its label writes it, or as the reference that retrieval followed from this
                 # source to it was written here ("the objectives referred to in paragraph 1", whose own
                 # reference led to Annex II)
@@ -315,12 +319,12 @@ _MIN_LIST = 3
 (two numbered paragraphs are not one; the points under "The following information shall be provided:" are)."""
 
 
-def _lists_by_unit(cands: list[_Cand], *, exclude: str) -> dict[str, list[_Cand]]:
-    """The quotable enumerated points of each source unit but ``exclude``, by the unit's label as a
-    reference writes it (the source label without its part: ``Annex VIII`` for ``Annex VIII(A)``)."""
+def _lists_by_unit(cands: list[_Cand]) -> dict[str, list[_Cand]]:
+    """The quotable enumerated points of each source unit, by the unit's label as a reference writes it
+    (the source label without its part: ``Annex VIII`` for ``Annex VIII(A)``)."""
     out: dict[str, list[_Cand]] = {}
     for c in cands:
-        if c.outside or not c.marker or c.src.unit_id == exclude:
+        if c.outside or not c.marker:
             continue
         name = re.sub(r"\s*\([^()]*\)$", "", c.src.label).strip()
         if name:
