@@ -197,3 +197,31 @@ def test_how_many_hours_is_not_answered_by_a_calendar_date():
     # a deadline may be a date: "by when" is answered by it
     deadline = assess("How long do providers have to ensure the training of their staff?", passage, weights=weights)
     assert deadline.tied > 0 and "2 August" in deadline.expression
+
+
+def test_a_number_inside_a_reference_range_markup_or_web_address_is_not_a_value():
+    # a range or series goes with its reference word; markup may glue the number to it
+    assert expressions("5. Paragraphs 1 to 4 shall not apply where and insofar as:", "count") == []
+    assert expressions("As :pep:`20` says, readability counts.", "count") == []
+    assert expressions("open an issue at <https://github.com/pypa/pypi-support/issues/new?labels=PEP+541>",
+                       "count") == []
+    # a number after the reference is still a value when a unit follows it
+    assert expressions("Article 5 and 6 months later", "duration") == ["6 months"]
+    assert expressions("within 14 days of Article 12(3)", "count") == ["14"]
+
+
+def test_a_name_or_place_made_of_the_question_s_own_words_does_not_answer_it():
+    from anchor_core.ask.answerable import assess
+    from anchor_core.ask.question import answer_values
+
+    q = "Who is the current Chief Executive of the FSRA?"
+    assert answer_values("The Chief Executive", "person_or_body", q) == []
+    assert answer_values("The Chief Executive is appointed by the Board.", "person_or_body", q) == ["the Board"]
+    assert answer_values("The AI Office is located within the Commission.", "place",
+                         "In which city is the AI Office located?") == []
+    # a number is the answer even when the question holds the same number
+    assert answer_values("Surround top-level functions with two blank lines.", "count",
+                         "How many empty lines go between two top-level functions?") == ["two"]
+    weights = {w: 2.0 for w in ("current", "chief", "executive", "fsra")}
+    echo = assess(q, [_hit("u-1", "The Chief Executive", heading="The Chief Executive")], weights=weights)
+    assert echo.tied == 0.0 and echo.focus >= 0.5

@@ -13,7 +13,7 @@ retrieval (and the reference hops) returned, one sentence at a time:
 ``tied``
     for a question that asks for a value (a date, duration, amount, percentage, count, body,
     place): the same share, but only over sentences that contain an expression of that kind
-    (:func:`anchor_core.ask.question.expressions`). The value must sit next to the focus, not
+    (:func:`anchor_core.ask.question.answer_values`). The value must sit next to the focus, not
     anywhere in the corpus: in the sentence itself with its unit heading, and the unit at the other
     end of a reference only when that sentence writes the reference ("fines ... for infringements of
     Article 4"), not every unit a hop linked to it. A question that counts time ("how many days")
@@ -45,6 +45,7 @@ from anchor_core import crossencoder
 from anchor_core.ask.question import (
     QuestionAnalysis,
     analyse,
+    answer_values,
     counted,
     counts_time,
     expressions,
@@ -175,7 +176,7 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
                 if not accepts:
                     out.sentence = text
             if accepts and tie > best_tied:
-                found = [e for k in accepts for e in expressions(text, k) if not a.numeric or has_number(e)]
+                found = [e for k in accepts for e in answer_values(text, k, question, numeric=a.numeric)]
                 if time_amount:
                     found = [e for e in found if is_time_amount(e)]
                 if found and unit_noun:

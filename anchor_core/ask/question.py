@@ -293,10 +293,16 @@ _NUM_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve
              r"sixty|ninety|hundred|thousand|million|billion|half|a|an|single|several)")
 _NUM = rf"(?:\d[\d,.\s]*\d|\d|{_NUM_WORD})"
 # references are numbers that are not values: Article 6(2), Section 4.1, RFC 6749, PEP 8, Rule 3.2.1, 2024/1689
+# (a range or a series goes with its word: "Paragraphs 1 to 4", "Articles 5, 6 and 7"; markup may glue the
+# number to it: ":pep:`20`", "PEP+541"; a number inside a web address is part of a name, not a value)
+_REF_NUM = r"[\dIVXLC][\w.()/-]*"
 _REFERENCE = re.compile(r"\b(?:articles?|annex(?:es)?|paragraphs?|points?|sections?|chapters?|rules?|parts?|"
                         r"appendix|appendices|schedules?|recitals?|titles?|rfc|pep|regulation|directive|decision|"
-                        r"subparagraphs?|clauses?|items?|steps?|table|figure|version|python|no\.?)\s*[\dIVXLC]"
-                        r"[\w.()/-]*|(?m:^\s*\d+[.)]\s)|\b\d+(?:\.\d+){1,}\b|\b\d+/\d+(?:/\w+)?\b|"
+                        r"subparagraphs?|clauses?|items?|steps?|table|figure|version|python|no\.?)"
+                        rf"(?:\s*|[:`+#_]{{1,3}}){_REF_NUM}"
+                        rf"(?:\s*(?:,|to|and|or)\s*{_REF_NUM}(?=\s*(?:[,.;:)\]]|$|(?:and|or|of|to|in|shall)\b)))*|"
+                        r"https?://\S+|\bwww\.\S+|<[^<>\s]+>|"
+                        r"(?m:^\s*\d+[.)]\s)|\b\d+(?:\.\d+){1,}\b|\b\d+/\d+(?:/\w+)?\b|"
                         r"\(\w{1,4}\)|\[\w+\]", re.I)
 _MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
 
@@ -349,6 +355,30 @@ def expressions(text: str, kind: str) -> list[str]:
     return [x for x in out if x]
 
 
+def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = False) -> list[str]:
+    """The expressions of ``kind`` in ``text`` that could answer ``question``: a name or a body is
+    capitalised or a body noun ("one representative"), and one made only of the question's own
+    words restates the question rather than answering it ("Who is the Chief
+    Executive?" is not answered by "The Chief Executive", "Where is the Office located?" not by
+    "located"). ``numeric``: the question asks for a number, so "without undue delay" does not do.
+
+    >>> answer_values("The Chief Executive shall be appointed by the Board.", "person_or_body",
+    ...               "Who is the current Chief Executive?")
+    ['the Board']
+    >>> answer_values("It shall act without undue delay.", "duration", "How many days?", numeric=True)
+    []
+    """
+    asked = {w.lower() for w in words(question)}
+    found = expressions(text, kind)
+    if kind in ("person_or_body", "place"):
+        found = [x for x in found if re.search(r"[A-Z]", x) or _BODY_WORD.search(x)]
+    if numeric:
+        found = [x for x in found if has_number(x)]
+    if kind not in ("person_or_body", "place"):
+        return found  # a number is the answer even when the question holds it too ("between two functions")
+    return [x for x in found if set(words(x.lower())) - asked - STOP_WORDS]
+
+
 # --- does a sentence have the shape of the asked kind? -----------------------------------------------------
 
 _DEFINES = re.compile(r"\bmeans\b|\bis defined as\b|\brefers? to\b|\bshall mean\b|\bis called\b|\bdenotes\b", re.I)
@@ -376,11 +406,7 @@ def fits_kind(text: str, kind: str, *, lead_in: bool = False, point: bool = Fals
     1.0
     """
     if kind in VALUE_KINDS:
-        asked = {w.lower() for w in words(question)}
-        found = expressions(text, kind)
-        if kind in ("person_or_body", "place"):  # a name is capitalised, or a body noun ("one representative")
-            found = [x for x in found if re.search(r"[A-Z]", x) or _BODY_WORD.search(x)]
-        return 1.0 if any(set(words(x.lower())) - asked - STOP_WORDS for x in found) else 0.0
+        return 1.0 if answer_values(text, kind, question) else 0.0
     if kind == "list":
         return 1.0 if lead_in else 0.5 if point else 0.0
     if kind == "definition":

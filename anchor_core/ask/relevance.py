@@ -5,7 +5,7 @@ and "supported", and still does not answer "how long must logs be kept". A claim
 question when
 
 - the question asks for a value (a date, a duration, an amount ...) and the claim contains an
-  expression of that kind (:func:`anchor_core.ask.question.expressions`), and
+  expression of that kind (:func:`anchor_core.ask.question.answer_values`), and
 - the claim is about the focus: it holds at least ``min_focus`` of the focus parts (IDF-weighted
   when the corpus weights are known; parts the corpus never uses are left out), or, with an
   embedder, its cosine to the question reaches ``min_cosine`` (a plain-language question whose
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from anchor_core.ask.answerable import ACCEPTS, KIND_NOUN
-from anchor_core.ask.question import QuestionAnalysis, analyse, expressions, has_number
+from anchor_core.ask.question import QuestionAnalysis, analyse, answer_values
 from anchor_core.embeddings import Embedder
 from anchor_core.report import Relevance
 from anchor_core.scorers.text import stem
@@ -58,7 +58,7 @@ def relevance(question: str, claims: Sequence[str], *, weights: dict[str, float]
         have = {stem(w) for w in words(text)}
         cover = sum(idf[p] for p in parts if stems[p] in have) / total if total else 1.0
         about = cover >= min_focus or (bool(cos) and cos[i] >= min_cosine)
-        kind_ok = not accepts or any(not a.numeric or has_number(e) for k in accepts for e in expressions(text, k))
+        kind_ok = not accepts or any(answer_values(text, k, question, numeric=a.numeric) for k in accepts)
         about_any |= about
         kind_any |= kind_ok
         marks.append(about and kind_ok)
@@ -66,8 +66,7 @@ def relevance(question: str, claims: Sequence[str], *, weights: dict[str, float]
     # 10 000 EUR" for infringements of "Article 4", which is about the focus)
     whole = {stem(w) for t in claims for w in words(t)}
     whole_cover = sum(idf[p] for p in parts if stems[p] in whole) / total if total else 1.0
-    kinded = [not accepts or any(not a.numeric or has_number(e) for k in accepts for e in expressions(t, k))
-              for t in claims]
+    kinded = [not accepts or any(answer_values(t, k, question, numeric=a.numeric) for k in accepts) for t in claims]
     addressed = any(marks) or (any(kinded) and whole_cover >= min_focus)
     focus = a.focus or "the question's subject"
     reason = ""
