@@ -225,3 +225,27 @@ def test_a_name_or_place_made_of_the_question_s_own_words_does_not_answer_it():
     weights = {w: 2.0 for w in ("current", "chief", "executive", "fsra")}
     echo = assess(q, [_hit("u-1", "The Chief Executive", heading="The Chief Executive")], weights=weights)
     assert echo.tied == 0.0 and echo.focus >= 0.5
+
+
+def test_a_version_the_corpus_never_writes_is_a_missing_name(tmp_path):
+    """"OAuth 2.1" is another name than the "OAuth 2.0" a corpus covers: refused as a name the corpus
+    never mentions, while the version it does write is answered from it."""
+    from anchor_core.ask.gate import versioned_names
+    from anchor_core.indexing import ingest
+    from anchor_core.models import Document, ParsedCorpus
+    from tests.conftest import unit
+
+    text = ("The OAuth 2.0 authorization framework defines four grant types: authorization code, implicit, "
+            "resource owner password credentials and client credentials.")
+    st = SQLiteStore(tmp_path / "a.db")
+    ingest(st, HashEmbedder(), ParsedCorpus(documents=[Document(doc_id="doc", title="OAuth")],
+                                            units=[unit("section-1", text, heading="1. Introduction")]),
+           corpus="oauth", adapter="test")
+    assert versioned_names("Which grant types were removed in OAuth 2.1, per Section 4.1?") == ["OAuth 2.1"]
+    settings = AskSettings()
+    r = ask("Which grant types were removed in OAuth 2.1?", store=st, embedder=HashEmbedder(), corpus="oauth",
+            settings=settings)
+    assert r.refused and r.reason_code == "term_missing" and "'OAuth 2.1'" in r.reason
+    ok = ask("Which grant types does OAuth 2.0 define?", store=st, embedder=HashEmbedder(), corpus="oauth",
+             settings=settings)
+    assert "OAuth 2.0" not in ok.gate.signals["missing_names"]

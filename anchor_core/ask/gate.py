@@ -34,7 +34,7 @@ from importlib import resources
 
 from anchor_core.ask import answerable as answerable_mod
 from anchor_core.ask.answerable import Answerability
-from anchor_core.ask.question import acronym_in, lay_acronyms
+from anchor_core.ask.question import STRUCTURE_WORDS, acronym_in, lay_acronyms
 from anchor_core.models import Filters, Hit
 from anchor_core.report import GateDecision
 from anchor_core.scorers.text import stem
@@ -119,6 +119,27 @@ def names(question: str) -> set[str]:
     return found
 
 
+_VERSIONED = re.compile(r"(?<![\w.])((?:[A-Z][A-Za-z]*|[A-Z]{2,})[ /-]?v?\d+(?:\.\d+)+)(?![\w.]*\w)")
+_STRUCTURE = re.compile(rf"^(?:{STRUCTURE_WORDS})\b", re.I)
+
+
+def versioned_names(question: str) -> list[str]:
+    """Names that carry a version ("Python 3.9.0", "OAuth 2.1", "TLS 1.3"): the version is part of
+    the name, so a corpus that writes "OAuth 2.0" but never "OAuth 2.1" does not cover the second.
+    A numbered part of a text ("Section 4.1", "Rule 3.2.1") is a reference, not a name.
+
+    >>> versioned_names("Which grant types were removed in OAuth 2.1? See Section 4.1.")
+    ['OAuth 2.1']
+    """
+    return [m.group(1) for m in _VERSIONED.finditer(question) if not _STRUCTURE.match(m.group(1))]
+
+
+def missing_versions(question: str, store: Store, corpus: str) -> list[str]:
+    """The :func:`versioned_names` of ``question`` that no unit of ``corpus`` writes (a phrase
+    lookup in the store's full-text index), as the question writes them."""
+    return [v for v in versioned_names(question) if not store.units_with_words(corpus, [v])]
+
+
 def term_weights(store: Store, corpus: str, terms: list[str], filters: Filters, total: int) -> dict[str, float]:
     """A cheap IDF per term from the store: how many of the top 50 chunks match (saturates, which is
     fine: common words get low weight, rare ones high). 0.0 means the corpus never mentions the term."""
@@ -147,6 +168,7 @@ def signals(question: str, hits: list[Hit], *, store: Store, corpus: str, filter
     spelled = [h.text for h in hits] + [h.heading for h in hits] + [h.document for h in hits]
     lay = lay_acronyms(question)
     sig.missing_names = [t for t in sig.missing if t in caps and t not in lay and not acronym_in(t, spelled)]
+    sig.missing_names += missing_versions(question, store, corpus)
     idf = dict(weights)
     for t in sig.missing:
         idf[t] = math.log(1 + total)  # a word the corpus lacks weighs as much as the rarest word

@@ -296,9 +296,10 @@ _NUM = rf"(?:\d[\d,.\s]*\d|\d|{_NUM_WORD})"
 # (a range or a series goes with its word: "Paragraphs 1 to 4", "Articles 5, 6 and 7"; markup may glue the
 # number to it: ":pep:`20`", "PEP+541"; a number inside a web address is part of a name, not a value)
 _REF_NUM = r"[\dIVXLC][\w.()/-]*"
-_REFERENCE = re.compile(r"\b(?:articles?|annex(?:es)?|paragraphs?|points?|sections?|chapters?|rules?|parts?|"
-                        r"appendix|appendices|schedules?|recitals?|titles?|rfc|pep|regulation|directive|decision|"
-                        r"subparagraphs?|clauses?|items?|steps?|table|figure|version|python|no\.?)"
+# words that name a part of a text by its number ("Section 4.1", "Rule 3.2.1", "Annex III")
+STRUCTURE_WORDS = (r"articles?|annex(?:es)?|paragraphs?|points?|sections?|chapters?|rules?|parts?|appendix|appendices|"
+                   r"schedules?|recitals?|titles?|subparagraphs?|clauses?|items?|steps?|tables?|figures?")
+_REFERENCE = re.compile(rf"\b(?:{STRUCTURE_WORDS}|rfc|pep|regulation|directive|decision|version|python|no\.?)"
                         rf"(?:\s*|[:`+#_]{{1,3}}){_REF_NUM}"
                         rf"(?:\s*(?:,|to|and|or)\s*{_REF_NUM}(?=\s*(?:[,.;:)\]]|$|(?:and|or|of|to|in|shall)\b)))*|"
                         r"https?://\S+|\bwww\.\S+|<[^<>\s]+>|"

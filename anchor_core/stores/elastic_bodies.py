@@ -335,10 +335,11 @@ def copy_body(source_index: str, dest_index: str, corpus: str, drop_docs: Sequen
 
 
 def word_body(corpus: str, word: str, within_units: Sequence[str] | None) -> dict[str, Any]:
-    """Chunks whose body holds every token of ``word`` (unit ids only), optionally among ``within_units``."""
+    """Chunks whose body holds ``word``, its tokens in that order as a phrase, as SQLite's full-text
+    phrase does ("deployer means", "OAuth 2.1"; unit ids only), optionally among ``within_units``."""
     clauses = filter_clauses(corpus, Filters())
     if within_units is not None:
         clauses.append({"terms": {"unit_id": list(within_units)}})
     return {"_source": ["unit_id"], "track_total_hits": False,
-            "query": {"bool": {"must": [{"match": {"body": {"query": word, "operator": "and"}}}],
+            "query": {"bool": {"must": [{"match_phrase": {"body": {"query": word}}}],
                                "filter": clauses}}}

@@ -136,6 +136,15 @@ class ReplaceDocumentsContract:
         assert [d.unit_id for d in definitions.definitions_of("data processors", store, "up")] == ["a/2"]
         assert definitions.definitions_of("signs", store, "up") == []
 
+    def test_a_versioned_name_is_found_only_as_written_on_every_store(self, store):
+        from anchor_core.ask.gate import missing_versions
+
+        self._put(store, "up", [_doc_parts("a", ["The OAuth 2.0 framework and Python 3.9 are described here."]),
+                                _doc_parts("b", ["Section 2.1 defines the client."])])
+        assert missing_versions("Is OAuth 2.0 like Python 3.9?", store, "up") == []
+        # "2.1" and "OAuth" are both in the corpus, but never "OAuth 2.1"
+        assert missing_versions("What did OAuth 2.1 remove from Python 3.9?", store, "up") == ["OAuth 2.1"]
+
     def test_a_word_in_each_of_two_chunks_of_a_unit_is_found(self, store):
         doc = Document(doc_id="d", title="d.txt", meta={"file": "d.txt"})
         u = unit("d/1", "Data Processing is described at length here. Addendum terms follow.", doc_id="d",

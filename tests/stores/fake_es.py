@@ -377,6 +377,11 @@ def _matches(src: dict[str, Any], q: dict[str, Any] | None) -> bool:
     if kind == "terms":
         (field, values), = spec.items()
         return any(v in values for v in _values(src, field))
+    if kind == "match_phrase":
+        (field, value), = spec.items()
+        want = _tokens(value["query"] if isinstance(value, dict) else value)
+        have = _tokens(src.get(field, ""))
+        return bool(want) and any(have[i:i + len(want)] == want for i in range(len(have) - len(want) + 1))
     if kind in ("match", "multi_match"):
         spec_ = _match_spec(q)
         operator = next(iter(spec.values())).get("operator", "or") if kind == "match" and isinstance(

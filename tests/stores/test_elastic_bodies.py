@@ -156,10 +156,10 @@ def test_copy_body_keeps_other_documents_and_their_references_only():
     assert body["dest"] == {"index": "new", "op_type": "create"}
 
 
-def test_word_body_needs_every_token_and_can_narrow_to_units():
+def test_word_body_needs_the_tokens_as_a_phrase_and_can_narrow_to_units():
     body = B.word_body("c", "Data-Processing", ["u1"])
     q = body["query"]["bool"]
-    assert q["must"] == [{"match": {"body": {"query": "Data-Processing", "operator": "and"}}}]
+    assert q["must"] == [{"match_phrase": {"body": {"query": "Data-Processing"}}}]
     assert {"terms": {"unit_id": ["u1"]}} in q["filter"] and {"term": {"type": "chunk"}} in q["filter"]
     assert body["_source"] == ["unit_id"]
 
