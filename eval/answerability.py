@@ -32,7 +32,7 @@ import numpy as np
 
 from anchor_core.ask import answerable as ans_mod
 from anchor_core.ask import gate as gate_mod
-from anchor_core.ask.question import acronym_in, analyse, lay_acronyms
+from anchor_core.ask.question import VALUE_KINDS, acronym_in, analyse, lay_acronyms
 from anchor_core.embed_cache import CachedEmbedder as PersistentCache
 from anchor_core.embeddings import make_embedder
 from anchor_core.errors import CorpusNotFound
@@ -349,6 +349,16 @@ def main(argv: list[str] | None = None) -> int:
                   "unanswerable answered |", "|---|---|---|"]
         for k, v in per_kind(all_rows, all_ref, key).items():
             lines.append(f"| {k} | {v['answerable falsely refused']} | {v['unanswerable answered']} |")
+    # one false-refusal rate over all answerable questions hides where the refusals fall: most
+    # answerable questions that ask for no value are never refused, so value questions carry them
+    lines += ["\n## Value questions and the rest (LOCO, five corpora, predicted kind)\n",
+              "| questions | unanswerable refused | answerable falsely refused |", "|---|---|---|"]
+    for title, is_value in (("asking for a value (date, duration, amount, percentage, count, body, place)", True),
+                            ("asking for anything else", False)):
+        sel = [(r, x) for r, x in zip(all_rows, all_ref) if (r["kind"] in VALUE_KINDS) == is_value]
+        rt = rates([r for r, _ in sel], [x for _, x in sel])
+        lines.append(f"| {title} | {rt['refused_unanswerable']} ({rt['correct_refusals']}) | "
+                     f"{rt['refused_answerable']} ({rt['false_refusals']}) |")
     full = fit(main_rows)
     t_full = choose_threshold(main_rows, args.max_false)
     clap = [r for r in rows if r["set"] == "clapnq"]

@@ -249,3 +249,17 @@ def test_a_version_the_corpus_never_writes_is_a_missing_name(tmp_path):
     ok = ask("Which grant types does OAuth 2.0 define?", store=st, embedder=HashEmbedder(), corpus="oauth",
              settings=settings)
     assert "OAuth 2.0" not in ok.gate.signals["missing_names"]
+
+
+def test_bounded_one_frequencies_and_irregular_plurals_are_values():
+    from anchor_core.ask.answerable import counts_next_to
+    from anchor_core.scorers.text import stem
+
+    # "one" is a determiner, unless a bound makes it a count
+    assert expressions("Member States shall establish at least one AI regulatory sandbox.", "count") == ["one"]
+    assert expressions("one of the two serializations", "count") == ["two"]
+    assert expressions("The officer must report semi-annually, and twice a year to the board.", "duration") == [
+        "semi-annually", "twice a year"]
+    # "two natural persons" counts people
+    assert counts_next_to("verified and confirmed by at least two natural persons", stem("people"))
+    assert not counts_next_to("verified by the persons concerned, as set out in 2 cases", stem("people"))

@@ -189,6 +189,9 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
 
 
 _TOKEN = re.compile(r"[\w'’-]+")
+# plurals that the stemmer does not join to their singular ("two natural persons" counts people)
+_IRREGULAR = {stem(p): stem(s) for p, s in (("people", "person"), ("men", "man"), ("women", "woman"),
+                                             ("children", "child"))}
 
 
 def counts_next_to(text: str, head: str, window: int = 4) -> bool:
@@ -196,7 +199,8 @@ def counts_next_to(text: str, head: str, window: int = 4) -> bool:
     ("at least 32 characters", "members: 27")."""
     tokens = [t.lower() for t in _TOKEN.findall(mask_references(text))]
     nums = [i for i, t in enumerate(tokens) if has_number(t)]
-    heads = [i for i, t in enumerate(tokens) if stem(t) == head]
+    same = {head, _IRREGULAR.get(head, head)}
+    heads = [i for i, t in enumerate(tokens) if stem(t) in same or _IRREGULAR.get(stem(t)) in same]
     return any(abs(i - j) <= window for i in nums for j in heads)
 
 

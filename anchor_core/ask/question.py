@@ -309,7 +309,9 @@ _MONTH = r"(?:january|february|march|april|may|june|july|august|september|octobe
 
 _EXPR: dict[str, re.Pattern[str]] = {k: re.compile(p, re.I) for k, p in {
     "duration": rf"\b{_NUM}[\s-]*(?:calendar |working |business |clear |consecutive )?{_TIME_UNIT}\b|"
-                r"\bwithout (?:undue )?delay\b|\bimmediately\b|\b(?:annually|yearly|monthly|weekly|daily|quarterly)\b|"
+                r"\bwithout (?:undue )?delay\b|\bimmediately\b|"
+                r"\b(?:(?:semi|bi)-?annually|half-yearly|annually|yearly|monthly|weekly|daily|hourly|quarterly|"
+                r"fortnightly)\b|\b(?:once|twice|\w+ times) (?:a|an|per|each|every) (?:year|month|week|day|hour)\b|"
                 r"\b(?:before|by|until|no later than|not later than)\s+\d{1,2}\s+" + _MONTH + r"\b",
     "amount": r"(?:€|\$|£|¥)\s?\d|\b\d[\d,.\s]*\s*(?:million|billion|thousand)?\s*(?:eur|euros?|usd|us dollars?|"
               r"dollars?|aed|dirhams?|gbp|pounds?|bytes?|kb|kilobytes?|mb|megabytes?|flops?|bits?)\b|"
@@ -350,10 +352,16 @@ def expressions(text: str, kind: str) -> list[str]:
     masked = mask_references(text) if kind in ("count", "amount", "percentage", "duration", "date") else text
     out = [m.group(0).strip() for m in rx.finditer(masked)]
     if kind == "count":
-        # "one" is mostly a determiner ("one of the two serializations"), not a count
-        out = [x for x in out if x.lower() not in ("a", "an", "one", "single", "several", "half") and
-               not re.fullmatch(r"(?:19|20)\d{2}", x)]
+        # "one" is mostly a determiner ("one of the two serializations"), not a count, unless a bound
+        # makes it one ("at least one sandbox", "no more than one")
+        bounded = {m.group(1).lower() for m in _BOUNDED_ONE.finditer(masked)}
+        out = [x for x in out if (x.lower() not in ("a", "an", "one", "single", "several", "half") or
+                                  x.lower() in bounded) and not re.fullmatch(r"(?:19|20)\d{2}", x)]
     return [x for x in out if x]
+
+
+_BOUNDED_ONE = re.compile(r"\b(?:at least|at most|no more than|not more than|more than|only|exactly|maximum of|"
+                          r"minimum of|up to)\s+(one|a single|single)\b", re.I)
 
 
 def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = False) -> list[str]:
