@@ -1,0 +1,97 @@
+"""Questions written after the code was frozen: what the offline ``anchor ask`` does on them, once.
+
+    python -m eval.fresh                       # every set in eval/questions/fresh/, offline, MiniLM
+    python -m eval.fresh --sets aiact --show   # one set, with each answer's first quote
+
+The dev sets in ``eval/questions`` were read while the gate, the writer and retrieval were built;
+their leave-one-corpus-out figures are the best estimate there is, but a held-out set written
+the same way by someone else is the measure that counts. The sets in ``eval/questions/fresh``
+are small stand-ins for it: each was written on the day its README line gives, after the
+commits it names, checked against the corpus text only (the answerable ones' answer sentence
+was found by grep, the unanswerable ones' absence likewise), and run through this script once.
+They are never used to choose anything; a set that has been looked at for tuning stops being
+fresh and moves to ``eval/questions``.
+
+Per question: the whole offline pipeline as ``anchor ask`` runs it (``AskSettings()``: hybrid,
+k=5, one hop, the gate, the extractive writer, claim checking). Reported: unanswerable refused,
+answerable falsely refused, and for answered answerable questions whether a claim is anchored in
+a gold unit (``gold quoted``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from anchor_core.ask import AskSettings, ask
+from anchor_core.embed_cache import CachedEmbedder as PersistentCache
+from anchor_core.embeddings import make_embedder
+from anchor_core.named import use_adapters
+from anchor_core.stores.sqlite import SQLiteStore
+from eval.answerability import ensure
+from eval.data import CORPORA
+from eval.sweep import CachedEmbedder
+from ingest import get_adapter
+
+HERE = Path(__file__).resolve().parent
+FRESH = HERE / "questions" / "fresh"
+
+
+def run(store, emb, corpus: str, rows: list[dict]) -> list[dict]:
+    out = []
+    for r in rows:
+        rep = ask(r["question"], store=store, embedder=emb, corpus=corpus, settings=AskSettings())
+        units = {c.anchor.unit_id for c in rep.claims if c.anchor is not None and c.supported}
+        out.append({**r, "refused": rep.refused, "reason": rep.reason, "code": rep.reason_code,
+                    "gold_quoted": bool(units & set(r.get("gold", []))),
+                    "first": next((c.anchor.quote for c in rep.claims if c.anchor is not None), "")})
+    return out
+
+
+def summary(rows: list[dict]) -> dict[str, str]:
+    ans = [r for r in rows if r["type"] != "unanswerable"]
+    un = [r for r in rows if r["type"] == "unanswerable"]
+    answered = [r for r in ans if not r["refused"]]
+    return {"unanswerable refused": f"{sum(r['refused'] for r in un)}/{len(un)}",
+            "answerable falsely refused": f"{sum(r['refused'] for r in ans)}/{len(ans)}",
+            "answered with a gold unit quoted": f"{sum(r['gold_quoted'] for r in answered)}/{len(answered)}"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sets", default="", help="comma-separated set names (default: every file in the folder)")
+    ap.add_argument("--workspace", default=str(HERE / "results" / "cache"))
+    ap.add_argument("--show", action="store_true", help="print every question's outcome")
+    ap.add_argument("--out", default="", help="also write the per-question outcomes as JSON lines here")
+    args = ap.parse_args(argv)
+    names = [s for s in args.sets.split(",") if s] or sorted(p.stem for p in FRESH.glob("*.jsonl"))
+    if not CORPORA.exists():
+        print(f"skipped: {CORPORA} is absent (the benchmark data lives beside the checkout)")
+        return 0
+    use_adapters(get_adapter)
+    ws = Path(args.workspace)
+    ws.mkdir(parents=True, exist_ok=True)
+    store = SQLiteStore(ws / "anchor.db")
+    emb = CachedEmbedder(PersistentCache(make_embedder("minilm"), ws / "embedding-cache.db"))
+    results = []
+    for name in names:
+        rows = [json.loads(x) for x in (FRESH / f"{name}.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+        t = time.perf_counter()
+        got = run(store, emb, ensure(store, emb, name), rows)
+        results += got
+        print(f"{name}: {len(rows)} questions in {time.perf_counter() - t:.0f}s  " + "; ".join(
+            f"{k} {v}" for k, v in summary(got).items()))
+        if args.show:
+            for r in got:
+                tag = "REFUSED" if r["refused"] else ("gold" if r["gold_quoted"] else "other")
+                print(f"  {r['id']} [{r['type']}/{r['answer_kind']}] {tag}: {r['question']}")
+                print(f"      {r['reason'] if r['refused'] else r['first'][:140]!r}")
+    if args.out:
+        Path(args.out).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in results), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
