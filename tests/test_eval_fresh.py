@@ -1,0 +1,31 @@
+"""The fresh question sets are well-formed, and eval.fresh counts what it says."""
+
+from __future__ import annotations
+
+import json
+
+from eval import fresh
+
+
+def test_every_fresh_set_is_well_formed():
+    files = sorted(fresh.FRESH.glob("*.jsonl"))
+    assert files
+    for f in files:
+        rows = [json.loads(x) for x in f.read_text(encoding="utf-8").splitlines() if x.strip()]
+        assert len({r["id"] for r in rows}) == len(rows)
+        for r in rows:
+            assert r["type"] in ("single", "multi", "unanswerable") and r["question"].endswith("?")
+            if r["type"] == "unanswerable":
+                assert not r["gold"] and r["why"]
+            else:
+                assert r["gold"] and r["evidence_note"]
+
+
+def test_summary_counts_refusals_and_gold_quotes():
+    rows = [{"type": "single", "refused": False, "gold_quoted": True},
+            {"type": "single", "refused": False, "gold_quoted": False},
+            {"type": "single", "refused": True, "gold_quoted": False},
+            {"type": "unanswerable", "refused": True, "gold_quoted": False},
+            {"type": "unanswerable", "refused": False, "gold_quoted": False}]
+    assert fresh.summary(rows) == {"unanswerable refused": "1/2", "answerable falsely refused": "1/3",
+                                   "answered with a gold unit quoted": "1/2"}
