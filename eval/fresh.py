@@ -15,7 +15,8 @@ fresh and moves to ``eval/questions``.
 Per question: the whole offline pipeline as ``anchor ask`` runs it (``AskSettings()``: hybrid,
 k=5, one hop, the gate, the extractive writer, claim checking). Reported: unanswerable refused,
 answerable falsely refused, and for answered answerable questions whether a claim is anchored in
-a gold unit (``gold quoted``).
+a gold unit (``gold quoted``) and whether the quotes hold the asked fact as the question's
+``fact`` writes it (``fact quoted``: "15 days", "2 August 2026").
 """
 
 from __future__ import annotations
@@ -44,8 +45,10 @@ def run(store, emb, corpus: str, rows: list[dict]) -> list[dict]:
     for r in rows:
         rep = ask(r["question"], store=store, embedder=emb, corpus=corpus, settings=AskSettings())
         units = {c.anchor.unit_id for c in rep.claims if c.anchor is not None and c.supported}
+        quotes = " ".join(" ".join(c.anchor.quote.split()) for c in rep.claims if c.anchor is not None)
         out.append({**r, "refused": rep.refused, "reason": rep.reason, "code": rep.reason_code,
                     "gold_quoted": bool(units & set(r.get("gold", []))),
+                    "fact_quoted": bool(r.get("fact")) and r.get("fact", "") in quotes,
                     "first": next((c.anchor.quote for c in rep.claims if c.anchor is not None), "")})
     return out
 
@@ -56,7 +59,8 @@ def summary(rows: list[dict]) -> dict[str, str]:
     answered = [r for r in ans if not r["refused"]]
     return {"unanswerable refused": f"{sum(r['refused'] for r in un)}/{len(un)}",
             "answerable falsely refused": f"{sum(r['refused'] for r in ans)}/{len(ans)}",
-            "answered with a gold unit quoted": f"{sum(r['gold_quoted'] for r in answered)}/{len(answered)}"}
+            "answered with a gold unit quoted": f"{sum(r['gold_quoted'] for r in answered)}/{len(answered)}",
+            "answered with the asked fact quoted": f"{sum(r['fact_quoted'] for r in answered)}/{len(answered)}"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{k} {v}" for k, v in summary(got).items()))
         if args.show:
             for r in got:
-                tag = "REFUSED" if r["refused"] else ("gold" if r["gold_quoted"] else "other")
+                tag = "REFUSED" if r["refused"] else ("fact" if r["fact_quoted"] else "gold unit" if r["gold_quoted"]
+                                                      else "other")
                 print(f"  {r['id']} [{r['type']}/{r['answer_kind']}] {tag}: {r['question']}")
                 print(f"      {r['reason'] if r['refused'] else r['first'][:140]!r}")
     if args.out:

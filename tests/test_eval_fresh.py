@@ -18,14 +18,16 @@ def test_every_fresh_set_is_well_formed():
             if r["type"] == "unanswerable":
                 assert not r["gold"] and r["why"]
             else:
-                assert r["gold"] and r["evidence_note"]
+                assert r["gold"] and r["evidence_note"] and r["fact"].strip()
 
 
 def test_summary_counts_refusals_and_gold_quotes():
-    rows = [{"type": "single", "refused": False, "gold_quoted": True},
-            {"type": "single", "refused": False, "gold_quoted": False},
-            {"type": "single", "refused": True, "gold_quoted": False},
-            {"type": "unanswerable", "refused": True, "gold_quoted": False},
-            {"type": "unanswerable", "refused": False, "gold_quoted": False}]
-    assert fresh.summary(rows) == {"unanswerable refused": "1/2", "answerable falsely refused": "1/3",
-                                   "answered with a gold unit quoted": "1/2"}
+    rows = [{"type": "single", "refused": False, "gold_quoted": True, "fact_quoted": True},
+            {"type": "single", "refused": False, "gold_quoted": True, "fact_quoted": False},
+            {"type": "single", "refused": False, "gold_quoted": False, "fact_quoted": False},
+            {"type": "single", "refused": True, "gold_quoted": False, "fact_quoted": False},
+            {"type": "unanswerable", "refused": True, "gold_quoted": False, "fact_quoted": False},
+            {"type": "unanswerable", "refused": False, "gold_quoted": False, "fact_quoted": False}]
+    assert fresh.summary(rows) == {"unanswerable refused": "1/2", "answerable falsely refused": "1/4",
+                                   "answered with a gold unit quoted": "2/3",
+                                   "answered with the asked fact quoted": "1/3"}
