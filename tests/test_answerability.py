@@ -263,3 +263,10 @@ def test_bounded_one_frequencies_and_irregular_plurals_are_values():
     # "two natural persons" counts people
     assert counts_next_to("verified and confirmed by at least two natural persons", stem("people"))
     assert not counts_next_to("verified by the persons concerned, as set out in 2 cases", stem("people"))
+
+
+def test_a_refusal_names_the_focus_as_the_question_writes_it(store):
+    r = _ask(store, "How much does it cost to register a drone?")
+    assert r.refused and "register a drone" in r.reason
+    assert analyse("What is the annual budget of the AI Office in euros?").focus == \
+        "the annual budget of the AI Office in euros"

@@ -180,10 +180,60 @@ def analyse(question: str) -> QuestionAnalysis:
         if w in STOP_WORDS or w in drop or len(w) < 3 or w.isdigit():
             continue
         parts[w] = None
-    focus = " ".join(parts)
+    focus = focus_phrase(question, list(parts)) or " ".join(parts)
     numeric = bool(_NUMERIC.search(question))
     return QuestionAnalysis(kind=kind, focus=focus, parts=list(parts), names=question_names(question),
                             numeric=numeric)
+
+
+_FRAME = frozenset("""
+must may might shall should can could would will need needs have has had does do did is are was were am be
+many much long often soon quickly fast early late please exactly actually really currently ever still also within
+""".split())
+_JOIN = frozenset("of the a an for on in to with by from under".split())
+_WORD = re.compile(r"[\w'’-]+")
+
+
+def focus_phrase(question: str, parts: list[str]) -> str:
+    """The focus as the question writes it, for a reason a reader can follow: the runs of the
+    question's own words that hold a focus part, joined only by small words ("of the"), so "What is
+    the annual budget of the AI Office in euros?" reads "annual budget of the AI Office in euros",
+    not "annual office".
+
+    >>> focus_phrase("How many employees does the AI Office have?", ["employees", "office"])
+    'employees and the AI Office'
+    >>> focus_phrase("How long must we keep CCTV footage of customers?", ["keep", "cctv", "footage", "customers"])
+    'keep CCTV footage of customers'
+    """
+    want = set(parts)
+    tokens = _WORD.findall(question)
+    runs: list[list[str]] = []
+    run: list[str] = []
+    pending: list[str] = []
+    for t in tokens:
+        w = t.lower()
+        if w not in STOP_WORDS and w not in _FRAME and w not in _SHAPE_WH:
+            if run and pending:
+                run += pending
+            elif pending and not run:
+                run = [p for p in pending if p.lower() in ("the", "a", "an")][-1:]
+            run.append(t)
+            pending = []
+        elif w in _JOIN and (run or w in ("the", "a", "an")):
+            pending.append(t)
+        else:
+            if run:
+                runs.append(run)
+            run, pending = [], []
+    if run:
+        runs.append(run)
+    kept = [" ".join(r) for r in runs if any(x.lower() in want for x in r)]
+    if len(kept) < 2:
+        return kept[0] if kept else ""
+    return ", ".join(kept[:-1]) + " and " + kept[-1]
+
+
+_SHAPE_WH = frozenset("what which who whom whose when where why how whether".split())
 
 
 _NUMERIC = re.compile(r"\bhow many\b|\bwhat (\w+ )?(number|percentage|percent)\b|\bin (us )?(euros?|dollars|years|"

@@ -41,7 +41,7 @@ def relevance(question: str, claims: Sequence[str], *, weights: dict[str, float]
     >>> r.addressed, r.kind, r.claims
     (True, 'duration', [True])
     >>> relevance("How long must deployers keep the logs?", ["Deployers shall keep the logs."]).reason
-    'the answer is about deployers keep logs but states no period or deadline'
+    'the answer is about deployers keep the logs but states no period or deadline'
     """
     a = analysis or analyse(question)
     parts = a.parts if weights is None else [p for p in a.parts if weights.get(p)]
