@@ -48,7 +48,6 @@ from anchor_core.ask.question import (
     answer_values,
     counted,
     counts_time,
-    expressions,
     has_number,
     is_time_amount,
     mask_references,

@@ -190,6 +190,7 @@ _FRAME = frozenset("""
 must may might shall should can could would will need needs have has had does do did is are was were am be
 many much long often soon quickly fast early late please exactly actually really currently ever still also within
 """.split())
+_WH = frozenset("what which who whom whose when where why how whether".split())
 _JOIN = frozenset("of the a an for on in to with by from under".split())
 _WORD = re.compile(r"[\w'’-]+")
 
@@ -212,11 +213,11 @@ def focus_phrase(question: str, parts: list[str]) -> str:
     pending: list[str] = []
     for t in tokens:
         w = t.lower()
-        if w not in STOP_WORDS and w not in _FRAME and w not in _SHAPE_WH:
-            if run and pending:
-                run += pending
-            elif pending and not run:
-                run = [p for p in pending if p.lower() in ("the", "a", "an")][-1:]
+        if w not in STOP_WORDS and w not in _FRAME and w not in _WH:
+            if run:
+                run += pending  # "budget" + "of the" + "AI Office"
+            else:
+                run = [p for p in pending if p.lower() in ("the", "a", "an")][-1:]  # keep "the" before "AI Office"
             run.append(t)
             pending = []
         elif w in _JOIN and (run or w in ("the", "a", "an")):
@@ -231,9 +232,6 @@ def focus_phrase(question: str, parts: list[str]) -> str:
     if len(kept) < 2:
         return kept[0] if kept else ""
     return ", ".join(kept[:-1]) + " and " + kept[-1]
-
-
-_SHAPE_WH = frozenset("what which who whom whose when where why how whether".split())
 
 
 _NUMERIC = re.compile(r"\bhow many\b|\bwhat (\w+ )?(number|percentage|percent)\b|\bin (us )?(euros?|dollars|years|"
