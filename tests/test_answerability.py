@@ -270,3 +270,13 @@ def test_a_refusal_names_the_focus_as_the_question_writes_it(store):
     assert r.refused and "register a drone" in r.reason
     assert analyse("What is the annual budget of the AI Office in euros?").focus == \
         "the annual budget of the AI Office in euros"
+
+
+def test_an_acronym_spelled_out_is_still_the_question_s_own_words():
+    from anchor_core.ask.question import fits_kind
+
+    q = "Who sits on the European AI Board?"
+    assert fits_kind("1. A European Artificial Intelligence Board (the ‘Board’) is hereby established.",
+                     "person_or_body", question=q) == 0.0
+    assert fits_kind("2. The Board shall be composed of one representative per Member State.", "person_or_body",
+                     question=q) == 1.0

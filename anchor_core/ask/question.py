@@ -328,11 +328,31 @@ def acronym_in(acronym: str, texts: list[str]) -> bool:
     >>> acronym_in("dpia", ["a data protection impact assessment shall be carried out"])
     True
     """
+    rx = _spelled(acronym)
+    return rx is not None and any(rx.search(t) for t in texts)
+
+
+def _spelled(acronym: str) -> re.Pattern[str] | None:
+    """The words an acronym stands for, one per letter ("AI": "Artificial Intelligence")."""
     if not 2 <= len(acronym) <= 6 or not acronym.isalpha():
-        return False
+        return None
     glue = r"(?:(?:of|the|and|for|on|in|to)\s+)?"
-    rx = re.compile(r"\b" + (r"\w*[\s-]+" + glue).join(re.escape(c) for c in acronym) + r"\w*", re.I)
-    return any(rx.search(t) for t in texts)
+    return re.compile(r"\b" + (r"\w*[\s-]+" + glue).join(re.escape(c) for c in acronym) + r"\w*", re.I)
+
+
+def spelled_words(question: str, text: str) -> set[str]:
+    """The words of ``text`` that spell out an acronym the question writes ("Who sits on the
+    European AI Board?" and "the European Artificial Intelligence Board": artificial, intelligence).
+
+    >>> sorted(spelled_words("Who sits on the European AI Board?", "A European Artificial Intelligence Board"))
+    ['artificial', 'intelligence']
+    """
+    out: set[str] = set()
+    for acronym in dict.fromkeys(re.findall(r"\b[A-Z]{2,6}\b", question)):
+        rx = _spelled(acronym)
+        for m in rx.finditer(text) if rx is not None else ():
+            out.update(words(m.group(0).lower()))
+    return out
 
 
 # --- expressions of a kind in text -------------------------------------------------------------------------
@@ -417,7 +437,8 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
     capitalised or a body noun ("one representative"), and one made only of the question's own
     words restates the question rather than answering it ("Who is the Chief
     Executive?" is not answered by "The Chief Executive", "Where is the Office located?" not by
-    "located"). ``numeric``: the question asks for a number, so "without undue delay" does not do.
+    "located", "Who sits on the AI Board?" not by "the Artificial Intelligence Board"). ``numeric``:
+    the question asks for a number, so "without undue delay" does not do.
 
     >>> answer_values("The Chief Executive shall be appointed by the Board.", "person_or_body",
     ...               "Who is the current Chief Executive?")
@@ -425,7 +446,7 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
     >>> answer_values("It shall act without undue delay.", "duration", "How many days?", numeric=True)
     []
     """
-    asked = {w.lower() for w in words(question)}
+    asked = {w.lower() for w in words(question)} | spelled_words(question, text)
     found = expressions(text, kind)
     if kind in ("person_or_body", "place"):
         found = [x for x in found if re.search(r"[A-Z]", x) or _BODY_WORD.search(x)]
