@@ -405,3 +405,19 @@ def test_one_word_points_are_quoted_and_bullets_are_counted_not_named():
     assert "— terrorism," in quotes or "— sabotage," in quotes  # a one-word point is a list item, not a title
     assert len([x for x in quotes if x.startswith("— ")]) == 6
     assert d.answer.rstrip().endswith("… and 2 more of Annex II")  # not "(—, —)"
+
+
+def test_a_competing_value_close_behind_is_quoted_beside_the_first():
+    """Two validity periods for the same certificates: the reviewer sees both, not whichever won by a
+    hair; with the margin off, only the first is quoted (it adds no question word)."""
+    q = "How long do the certificates stay valid?"
+    s = [source(1, "art-36", "The certificates may remain valid for a period of nine months after cessation."),
+         source(2, "art-44", "The certificates shall be valid for the period they indicate, which shall not exceed "
+                          "five years.")]
+    both = write(q, s)
+    assert "nine months" in both.answer and "five years" in both.answer
+    one = write(q, s, alt_margin=0.0)
+    assert ("nine months" in one.answer) != ("five years" in one.answer)
+    # a sentence without a value of the asked kind is not a rival
+    other = write(q, [s[0], source(2, "art-44", "The certificates shall state the period of their validity.")])
+    assert "state the period" not in other.answer
