@@ -189,6 +189,7 @@ def analyse(question: str) -> QuestionAnalysis:
 _FRAME = frozenset("""
 must may might shall should can could would will need needs have has had does do did is are was were am be
 many much long often soon quickly fast early late please exactly actually really currently ever still also within
+far usually typically generally normally already yet today
 """.split())
 _WH = frozenset("what which who whom whose when where why how whether".split())
 _JOIN = frozenset("of the a an for on in to with by from under".split())
