@@ -245,7 +245,6 @@ DASHBOARD_MODES = {
 
 def cmd_dashboard(args: argparse.Namespace, settings: Settings) -> int:
     import importlib.util
-    import subprocess
 
     if importlib.util.find_spec("streamlit") is None:
         raise AnchorError("the dashboard needs Streamlit: pip install -r requirements.txt (or pip install streamlit)")
@@ -261,10 +260,34 @@ def cmd_dashboard(args: argparse.Namespace, settings: Settings) -> int:
     if mode == "local" and args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: local single-user mode on {args.host}: anyone who reaches this port sees every document",
               file=sys.stderr)
+    return run_forwarding(cmd, env)
+
+
+def run_forwarding(cmd: list[str], env: dict[str, str]) -> int:
+    """Run ``cmd`` and pass a stop signal on to it: a service manager (or ``kill``) that stops
+    ``anchor dashboard`` must stop the server too, not leave it running with nobody to stop it."""
+    import signal
+    import subprocess
+
+    proc = subprocess.Popen(cmd, env=env)
+
+    def forward(signum: int, _frame: object) -> None:
+        proc.send_signal(signum)
+
+    stops = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    before = {sig: signal.signal(sig, forward) for sig in stops}
     try:
-        return subprocess.call(cmd, env=env)
-    except KeyboardInterrupt:
+        rc = proc.wait()
+        return 128 - rc if rc < 0 else rc  # killed by signal N: the shell's 128 + N
+    except KeyboardInterrupt:  # Ctrl-C reached the server too (same process group); let it finish
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
         return 0
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 def cmd_export_corpus(args: argparse.Namespace, settings: Settings) -> int:

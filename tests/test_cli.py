@@ -202,3 +202,33 @@ def test_the_dashboard_starts_through_the_preloading_launcher():
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "True", done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_stopping_the_dashboard_command_stops_the_server_it_started(tmp_path):
+    """A service manager (or ``kill``) that sends SIGTERM to ``anchor dashboard`` must not leave the
+    Streamlit server running as an orphan: the signal is passed on and the command returns."""
+    import signal
+    import time
+
+    pidfile = tmp_path / "server.pid"
+    server = f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(120)"
+    code = ("import sys\nfrom anchor_core import cli\n"
+            f"sys.exit(cli.run_forwarding([sys.executable, '-c', {server!r}], dict(__import__('os').environ)))")
+    parent = subprocess.Popen([sys.executable, "-c", code], cwd=REPO)
+    for _ in range(200):
+        if pidfile.exists() and pidfile.read_text():
+            break
+        time.sleep(0.05)
+    child = int(pidfile.read_text())
+    parent.send_signal(signal.SIGTERM)
+    assert parent.wait(timeout=20) == 128 + signal.SIGTERM  # the server's exit by that signal, passed back
+    for _ in range(100):
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(child, signal.SIGKILL)
+        pytest.fail("the server outlived the dashboard command")
