@@ -298,8 +298,6 @@ def test_only_admins_and_the_local_operator_may_ingest_upload_or_delete(raw):
 
 
 def test_anchor_dashboard_local_sets_the_mode_for_the_dashboard_process(monkeypatch, capsys):
-    import subprocess
-
     from anchor_core import cli
     from anchor_core.cli import main
     from tests.conftest import REPO
@@ -307,7 +305,7 @@ def test_anchor_dashboard_local_sets_the_mode_for_the_dashboard_process(monkeypa
     seen = {}
     monkeypatch.delenv("ANCHOR_AUTH")
     monkeypatch.setattr(cli, "app_script", lambda: REPO / "app" / "main.py")
-    monkeypatch.setattr(subprocess, "call", lambda cmd, env: seen.update(env=env) or 0)
+    monkeypatch.setattr(cli, "run_forwarding", lambda cmd, env: seen.update(env=env) or 0)
     assert main(["dashboard", "--local", "--no-browser"]) == 0
     assert seen["env"]["ANCHOR_AUTH"] == "local" and "local single-user mode" in capsys.readouterr().err
     assert main(["dashboard", "--no-browser"]) == 0
