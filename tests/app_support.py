@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import streamlit as st
+from streamlit import config as st_config
 from streamlit.testing.v1 import AppTest
 
 from anchor_core.config import Settings
@@ -50,6 +51,8 @@ def ingest_parsed(parsed: ParsedCorpus, corpus: str = "widgets"):
 def app(page: str | None = None) -> AppTest:
     """The dashboard, run once on ``page`` (``views/ask.py`` …)."""
     st.cache_resource.clear()  # stores are keyed by workspace, but a fresh start per test is clearer
+    # as app/.streamlit/config.toml sets it for the real server (AppTest does not read that file)
+    st_config.set_option("runner.magicEnabled", False)
     at = AppTest.from_file(str(APP), default_timeout=120)
     at.run()
     if page:

@@ -62,3 +62,14 @@ def test_dockerfile_starts_the_dashboard_that_exists():
     else:
         script = re.search(r'"(app/[^"]+\.py)"', cmd).group(1)
         assert (REPO / script).is_file(), f"Dockerfile runs {script}, which does not exist"
+
+
+def test_the_dashboard_runs_its_pages_without_streamlit_magic():
+    """The pages show everything through st.*; with magic off Streamlit compiles them from source
+    instead of rewriting their syntax tree (which CPython 3.11.5-3.11.7 can fail at random)."""
+    import tomllib
+
+    from tests.conftest import REPO
+
+    cfg = tomllib.loads((REPO / "app" / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert cfg["runner"]["magicEnabled"] is False
