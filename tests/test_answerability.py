@@ -249,6 +249,10 @@ def test_a_version_the_corpus_never_writes_is_a_missing_name(tmp_path):
     ok = ask("Which grant types does OAuth 2.0 define?", store=st, embedder=HashEmbedder(), corpus="oauth",
              settings=settings)
     assert "OAuth 2.0" not in ok.gate.signals["missing_names"]
+    # named with the capitalised words before it, looked up without them
+    from anchor_core.ask.gate import missing_versions
+    assert missing_versions("Is the IETF OAuth 2.1 draft final?", st, "oauth") == ["IETF OAuth 2.1"]
+    assert missing_versions("Does the IETF OAuth 2.0 framework define grants?", st, "oauth") == []
 
 
 def test_bounded_one_frequencies_and_irregular_plurals_are_values():

@@ -136,8 +136,21 @@ def versioned_names(question: str) -> list[str]:
 
 def missing_versions(question: str, store: Store, corpus: str) -> list[str]:
     """The :func:`versioned_names` of ``question`` that no unit of ``corpus`` writes (a phrase
-    lookup in the store's full-text index), as the question writes them."""
-    return [v for v in versioned_names(question) if not store.units_with_words(corpus, [v])]
+    lookup in the store's full-text index), shown with the capitalised words of the name before
+    them ("AI Act 2.0", looked up as "Act 2.0")."""
+    return [_whole_name(question, v) for v in versioned_names(question) if not store.units_with_words(corpus, [v])]
+
+
+def _whole_name(question: str, short: str) -> str:
+    """``short`` with the capitalised words that run into it from the left ("AI" of "AI Act 2.0"),
+    stop words and the question's first word left out."""
+    before = question[:question.find(short)].split()[1:]  # the first word is capitalised by grammar
+    lead: list[str] = []
+    for w in reversed(before):
+        if not w[:1].isupper() or w.lower() in STOP_WORDS:
+            break
+        lead.insert(0, w)
+    return " ".join([*lead, short])
 
 
 def term_weights(store: Store, corpus: str, terms: list[str], filters: Filters, total: int) -> dict[str, float]:
