@@ -198,8 +198,8 @@ def counts_next_to(text: str, head: str, window: int = 4) -> bool:
     ("at least 32 characters", "members: 27")."""
     tokens = [t.lower() for t in _TOKEN.findall(mask_references(text))]
     nums = [i for i, t in enumerate(tokens) if has_number(t)]
-    same = {head, _IRREGULAR.get(head, head)}
-    heads = [i for i, t in enumerate(tokens) if stem(t) in same or _IRREGULAR.get(stem(t)) in same]
+    head = _IRREGULAR.get(head, head)
+    heads = [i for i, t in enumerate(tokens) if _IRREGULAR.get(st := stem(t), st) == head]
     return any(abs(i - j) <= window for i in nums for j in heads)
 
 

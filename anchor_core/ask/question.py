@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cache
 
 from anchor_core.text import STOP_WORDS, words
 
@@ -333,6 +334,7 @@ def acronym_in(acronym: str, texts: list[str]) -> bool:
     return rx is not None and any(rx.search(t) for t in texts)
 
 
+@cache
 def _spelled(acronym: str) -> re.Pattern[str] | None:
     """The words an acronym stands for, one per letter ("AI": "Artificial Intelligence")."""
     if not 2 <= len(acronym) <= 6 or not acronym.isalpha():
@@ -447,14 +449,15 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
     >>> answer_values("It shall act without undue delay.", "duration", "How many days?", numeric=True)
     []
     """
-    asked = {w.lower() for w in words(question)} | spelled_words(question, text)
     found = expressions(text, kind)
-    if kind in ("person_or_body", "place"):
-        found = [x for x in found if re.search(r"[A-Z]", x) or _BODY_WORD.search(x)]
     if numeric:
         found = [x for x in found if has_number(x)]
     if kind not in ("person_or_body", "place"):
         return found  # a number is the answer even when the question holds it too ("between two functions")
+    found = [x for x in found if re.search(r"[A-Z]", x) or _BODY_WORD.search(x)]
+    if not found:
+        return []
+    asked = {w.lower() for w in words(question)} | spelled_words(question, text)
     return [x for x in found if set(words(x.lower())) - asked - STOP_WORDS]
 
 
