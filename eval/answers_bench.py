@@ -111,6 +111,7 @@ class Prepared:
     sources: list
     units: dict
     weights: dict[str, float]
+    cited: dict = field(default_factory=dict)
 
 
 def prepare(q: dict, *, store, embedder, corpus: str, info, settings) -> Prepared:
@@ -122,7 +123,10 @@ def prepare(q: dict, *, store, embedder, corpus: str, info, settings) -> Prepare
     for uid in {s["unit"] for s in q.get("answer_sentences", [])} | set(q["gold"]):
         if uid not in units:  # labels outside the sources still need their unit text to be located
             units.update(store.get_units(corpus, [uid]))
-    return Prepared(q, P._sources(hits, units, rel), units, weights)
+    sources = P._sources(hits, units, rel)
+    cited = P.cited_titles(store, corpus, {s.unit_id: units[s.unit_id] for s in sources}) \
+        if hasattr(P, "cited_titles") else {}
+    return Prepared(q, sources, units, weights, cited)
 
 
 def pipeline_writer(embedder, settings):
@@ -132,7 +136,7 @@ def pipeline_writer(embedder, settings):
     takes = inspect.signature(P._write).parameters  # older pipelines (the baseline) take neither
 
     def write(prep: Prepared):
-        extra = {k: v for k, v in (("embedder", embedder), ("units", prep.units)) if k in takes}
+        extra = {k: v for k, v in (("embedder", embedder), ("units", prep.units), ("cited", prep.cited)) if k in takes}
         return P._write(prep.q["question"], prep.sources, P._Run(None), settings=settings, llm=None,
                         weights=prep.weights, **extra)
     return write

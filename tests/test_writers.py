@@ -421,3 +421,30 @@ def test_a_competing_value_close_behind_is_quoted_beside_the_first():
     # a sentence without a value of the asked kind is not a rival
     other = write(q, [s[0], source(2, "art-44", "The certificates shall state the period of their validity.")])
     assert "state the period" not in other.answer
+
+
+def test_a_sentence_is_read_with_the_titles_of_the_containers_it_cites():
+    """"Chapters I and II shall apply from ..." says nothing about prohibitions in its own words; read with
+    the title of the chapter it cites, it is the sentence that answers "when do the prohibitions apply?"."""
+    text = ("The Regulation shall apply from 2 August 2026. However:\n"
+            "(a) Chapters I and II shall apply from 2 February 2025;\n"
+            "(b) Article 6(1) shall apply from 2 August 2027.")
+    q = "From when do the prohibited AI practices apply?"
+    span = (text.index("Chapters I and II"), text.index("Chapters I and II") + len("Chapters I and II"))
+    cited = {"article-113": [(*span, "Chapter II — Prohibited AI practices")]}
+    srcs = [source(1, "article-113", text)]
+
+    class Topical:
+        """Cosine 1 for a text that shares the question's topic word, else 0."""
+        dim = 2
+        model_id = "topical-test"
+
+        def embed(self, texts, *, progress=None):
+            return np.array([[1.0, 0.0] if "rohibit" in t else [0.0, 1.0] for t in texts])
+
+    ts, ws = terms(q)
+    plain = ExtractiveWriter(embedder=Topical(), max_sentences=1).write(q, srcs, ts, ws)
+    read = ExtractiveWriter(embedder=Topical(), max_sentences=1).write(q, srcs, ts, ws, cited=cited)
+    assert printed(read.answer) == ["(a) Chapters I and II shall apply from 2 February 2025;"]
+    assert printed(plain.answer) != printed(read.answer)  # the title, not the sentence's words, decided
+    assert "Prohibited" not in read.answer  # the title steers the choice; the quote stays the stored text

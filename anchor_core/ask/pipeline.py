@@ -330,7 +330,8 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
         return _refusal(question, corpus, info.version, run, "no_evidence", REFUSAL_TEXT["no_evidence"], sources=[],
                         gate=decision, models=models, settings=s, t_all=t_all, threshold=scorer.threshold)
 
-    draft = _write(question, sources, run, settings=s, llm=llm, weights=weights, embedder=embedder, units=units)
+    draft = _write(question, sources, run, settings=s, llm=llm, weights=weights, embedder=embedder, units=units,
+                   cited=cited_titles(store, corpus, {k: units[k] for k in {x.unit_id for x in sources} if k in units}))
     models["writer"] = draft.writer
     if draft.refused:
         return _refusal(question, corpus, info.version, run, "writer_refused",
@@ -358,9 +359,36 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
                   timings_ms={"total": round((time.perf_counter() - t_all) * 1000, 1)})
 
 
+def cited_titles(store: Store, corpus: str, units: dict[str, Unit]) -> dict[str, list[tuple[int, int, str]]]:
+    """For each of ``units``, the spans of the containers its text cites (offsets in the unit text) with the
+    container's title: "Chapters I and II shall apply from 2 February 2025" cites "Chapter II — Prohibited AI
+    practices". The extractive writer reads a sentence with them, as the index reads a chunk
+    (:func:`anchor_core.indexing.name_cited_containers`). A container the unit sits in is left out (its
+    title is the unit's own topic). Cited units' and parts' titles are not added: on the answer bench they
+    gained nothing and cost a PEP answer (eval/results/answers.md)."""
+    if not units:
+        return {}
+    own = {uid: {c.id for c in u.containers} for uid, u in units.items()}
+    refs = [r for r in store.references_from(corpus, sorted(units)) if r.resolved and r.container and
+            not r.in_title and r.dst_unit and r.container not in own.get(r.src_unit, set())]
+    member: dict[str, str] = {}
+    for r in refs:
+        member.setdefault(r.container or "", r.dst_unit or "")
+    members = store.get_units(corpus, sorted(set(member.values())))
+    titles = {cid: next((c.display for c in u.containers if c.id == cid and c.title), "")
+              for cid, uid in member.items() if (u := members.get(uid)) is not None}
+    out: dict[str, list[tuple[int, int, str]]] = {}
+    for r in refs:
+        span = (r.start, r.end, titles.get(r.container or "", ""))
+        if span[2] and span not in out.get(r.src_unit, []):
+            out.setdefault(r.src_unit, []).append(span)
+    return out
+
+
 def _write(question: str, sources: list[Source], run: _Run, *, settings: AskSettings, llm: LLM | None,
            weights: dict[str, float], embedder: Embedder | None = None,
-           units: dict[str, Unit] | None = None) -> Draft:
+           units: dict[str, Unit] | None = None,
+           cited: dict[str, list[tuple[int, int, str]]] | None = None) -> Draft:
     t = time.perf_counter()
     terms = list(weights)
     weights = {t: (w or 1.0) for t, w in weights.items()}
@@ -383,7 +411,7 @@ def _write(question: str, sources: list[Source], run: _Run, *, settings: AskSett
         t = time.perf_counter()
     # the run's embedder ranks sentences by question → sentence similarity (None: lexical ranking)
     texts = {k: u.text for k, u in (units or {}).items()}
-    draft = ExtractiveWriter(embedder=embedder).write(question, sources, terms, weights, units=texts)
+    draft = ExtractiveWriter(embedder=embedder).write(question, sources, terms, weights, units=texts, cited=cited)
     run.notes += draft.notes
     what = "found no sentence to quote" if draft.refused else f"quoted {count(len(draft.claims), 'source sentence')}"
     run.emit("write", f"extractive writer {what}", t0=t, decision="refuse" if draft.refused else "write")

@@ -19,7 +19,7 @@ import json
 import logging
 import re
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -130,13 +130,18 @@ class ExtractiveWriter:
         self.alt_margin = alt_margin
 
     def write(self, question: str, sources: list[Source], terms: list[str], weights: dict[str, float], *,
-              units: Mapping[str, str] | None = None) -> Draft:
+              units: Mapping[str, str] | None = None,
+              cited: Mapping[str, Sequence[tuple[int, int, str]]] | None = None) -> Draft:
         """The answer to ``question`` from ``sources``; ``units`` (stored unit texts by id, optional) lets a
-        lead-in count the points that continue past the end of its chunk ("… and N more")."""
+        lead-in count the points that continue past the end of its chunk ("… and N more"); ``cited``
+        (optional: per unit, the spans of its references with the cited target's title) lets a sentence be
+        read with what it cites ("Chapters I and II shall apply" cites "Prohibited AI practices")."""
         q = {stem(t): weights.get(t, 1.0) for t in terms}
         total = sum(q.values()) or 1.0
         kind = analyse(question).kind
         cands = [c for c in _all_candidates(sources, units or {}) if not c.outside]
+        if cited:
+            _read_cited(cands, cited)
         if not cands:
             return Draft(answer="", claims=[], writer=self.name, refused=True,
                          reason="no source sentence talks about the question")
@@ -314,11 +319,29 @@ class _Cand:
     ustart: int = 0
     """Offset in the unit text, for reading the sources of one unit in order."""
 
+    cites: str = ""
+    """The titles of what the sentence cites that its own words do not say ("Chapter II — Prohibited AI
+    practices" for "Chapters I and II shall apply ..."); empty when it cites nothing new."""
+
     @property
     def context(self) -> str:
         """What the sentence says read in place: a point is read after its lead-in(s), which say what the
-        points are ("The following practices shall be prohibited:" + "(f) ... emotions ... workplace")."""
-        return self.text if self.lead is None else f"{self.lead.context} {self.text}"
+        points are ("The following practices shall be prohibited:" + "(f) ... emotions ... workplace"),
+        and with the titles of what it cites."""
+        own = f"{self.text} ({self.cites})" if self.cites else self.text
+        return own if self.lead is None else f"{self.lead.context} {own}"
+
+
+def _read_cited(cands: list[_Cand], cited: Mapping[str, Sequence[tuple[int, int, str]]]) -> None:
+    """Give each candidate the titles of the references inside it whose words it does not already hold."""
+    for c in cands:
+        spans = cited.get(c.src.unit_id)
+        if not spans:
+            continue
+        end = c.ustart + len(c.text)
+        have = {stem(w) for w in words(c.text)}
+        titles = [t for a, b, t in spans if c.ustart <= a and b <= end and {stem(w) for w in words(t)} - have]
+        c.cites = "; ".join(dict.fromkeys(titles))
 
 
 # the verbs that hand a provision's content to another unit: "the data listed in Sections A and B of

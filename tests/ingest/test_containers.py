@@ -181,3 +181,27 @@ def test_a_question_naming_a_chapter_expands_to_its_articles(aiact):
     assert [(r.raw, r.container, r.dst_unit) for r in refs] == [("Chapter II", "chapter-ii", None)]
     assert [r.dst_unit for r in expand(refs, members(aiact.units))] == ["article-5"]
     assert container_references("What does this Chapter say?", src_unit="question") == []  # nothing to be in
+
+
+def test_the_writer_is_told_the_titles_of_the_containers_a_unit_cites(tmp_path):
+    """``cited_titles``: the span of "Chapter II" in the citing unit with the chapter's title; a unit's
+    reference to the container it sits in ("this Chapter") gets none."""
+    from anchor_core.ask.pipeline import cited_titles
+    from anchor_core.embeddings import HashEmbedder
+    from anchor_core.indexing import ingest
+    from anchor_core.stores.sqlite import SQLiteStore
+    from tests.stores.contract import chaptered_corpus
+
+    parsed = chaptered_corpus()
+    inner = unit("article-6b", "The rules of this Chapter bind providers.")
+    inner.containers = list(parsed.units[0].containers)
+    parsed.units.append(inner)
+    parsed.references += expand([Reference(src_unit="article-6b", start=13, end=25, raw="this Chapter",
+                                           container="chapter-ii")], members(parsed.units))
+    store = SQLiteStore(tmp_path / "a.db")
+    ingest(store, HashEmbedder(), parsed, corpus="acts", adapter="test")
+    units = store.get_units("acts", ["article-5", "article-6b", "article-9"])
+    got = cited_titles(store, "acts", units)
+    assert got == {"article-9": [(0, 10, "Chapter II — Prohibited practices")]}  # one span, not one per member
+    assert units["article-9"].text[0:10] == "Chapter II"
+    assert cited_titles(store, "acts", {}) == {}
