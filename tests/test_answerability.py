@@ -199,6 +199,46 @@ def test_how_many_hours_is_not_answered_by_a_calendar_date():
     assert deadline.tied > 0 and "2 August" in deadline.expression
 
 
+@pytest.mark.parametrize("question, text, answers", [
+    # a period one step of the calendar from the asked unit answers; one further off does not
+    ("How many days does the controller have to reply?", "The controller shall reply within one month.", True),
+    ("How many days does the processor have to notify?", "It shall notify within 72 hours.", True),
+    ("Within how many hours must a breach be notified?", "The Commission shall act within six months.", False),
+    ("How many days does the body have to decide?", "The certificate is valid for one year.", False),
+    ("How many hours a week does the manager spend?", "Releases are spaced at least 4 weeks apart.", False),
+    ("How long must the logs be kept?", "The logs shall be kept for six months.", True),  # no unit asked
+    # an amount in another currency does not answer "in US dollars"; one that names none is left to the rest
+    ("What is the maximum penalty in US dollars?", "The fine shall not exceed 200,000,000 Dirhams.", False),
+    ("What is the maximum penalty in US dollars?", "The fine shall not exceed USD 50,000.", True),
+    ("Above what cash amount in dirhams must it be reported?", "Transactions above USD15,000 are reported.", False),
+    ("What is the fee in euros?", "The fee is EUR 5 000 per application.", True),
+])
+def test_a_value_in_a_unit_far_from_the_asked_one_does_not_answer(question, text, answers):
+    from anchor_core.ask.question import answer_values, predict_kind
+
+    kind = predict_kind(question)
+    assert kind in ("duration", "amount")
+    assert bool(answer_values(text, kind, question)) is answers
+    assert answer_values(text, kind) != []  # without the question the value is still a value of its kind
+
+
+def test_a_sum_asked_in_a_currency_is_not_answered_by_a_share():
+    from anchor_core.ask.answerable import assess
+
+    passage = [_hit("rule-7", "The penalty for a breach shall not exceed 10% of the annual turnover of the firm.")]
+    weights = {w: 2.0 for w in ("penalty", "breach", "firm")}
+    in_dollars = assess("What is the maximum penalty in US dollars for a breach by a firm?", passage, weights=weights)
+    assert in_dollars.tied == 0.0 and in_dollars.expression == ""
+    # without a currency, a fine may be a share of turnover
+    plain = assess("What is the maximum penalty for a breach by a firm?", passage, weights=weights)
+    assert plain.tied > 0 and plain.expression == "10%"
+
+
+def test_a_character_range_of_a_grammar_is_not_a_count():
+    assert expressions('using the unreserved characters [A-Z] / [a-z] / [0-9] / "-"', "count") == []
+    assert expressions("at least [32] characters and 43 octets", "count") == ["43"]
+
+
 def test_a_number_inside_a_reference_range_markup_or_web_address_is_not_a_value():
     # a range or series goes with its reference word; markup may glue the number to it
     assert expressions("5. Paragraphs 1 to 4 shall not apply where and insofar as:", "count") == []

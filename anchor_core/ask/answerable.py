@@ -46,6 +46,7 @@ from anchor_core.ask.question import (
     QuestionAnalysis,
     analyse,
     answer_values,
+    asked_unit,
     counted,
     counts_time,
     has_number,
@@ -135,6 +136,9 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     time_amount = a.kind == "duration" and counts_time(question)
     if time_amount:
         accepts = ("duration",)
+    # "in US dollars" asks for a sum of money: a share of turnover is not one
+    if a.kind == "amount" and (asked_unit(question) or ("",))[0] == "money":
+        accepts = ("amount",)
     # a count answers "how many members" only next to "members", not as any number in the sentence
     unit_noun = stem(counted(question) or "") if a.kind == "count" else ""
     best_focus, best_tied = 0.0, 0.0

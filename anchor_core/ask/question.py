@@ -364,6 +364,7 @@ _NUM_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve
              r"sixty|ninety|hundred|thousand|million|billion|half|a|an|single|several)")
 _NUM = rf"(?:\d[\d,.\s]*\d|\d|{_NUM_WORD})"
 # references are numbers that are not values: Article 6(2), Section 4.1, RFC 6749, PEP 8, Rule 3.2.1, 2024/1689
+# (and so is a character range of a grammar: "[0-9]")
 # (a range or a series goes with its word: "Paragraphs 1 to 4", "Articles 5, 6 and 7"; markup may glue the
 # number to it: ":pep:`20`", "PEP+541"; a number inside a web address is part of a name, not a value)
 _REF_NUM = r"[\dIVXLC][\w.()/-]*"
@@ -375,7 +376,7 @@ _REFERENCE = re.compile(rf"\b(?:{STRUCTURE_WORDS}|rfc|pep|regulation|directive|d
                         rf"(?:\s*(?:,|to|and|or)\s*{_REF_NUM}(?=\s*(?:[,.;:)\]]|$|(?:and|or|of|to|in|shall)\b)))*|"
                         r"https?://\S+|\bwww\.\S+|<[^<>\s]+>|"
                         r"(?m:^\s*\d+[.)]\s)|\b\d+(?:\.\d+){1,}\b|\b\d+/\d+(?:/\w+)?\b|"
-                        r"\(\w{1,4}\)|\[\w+\]", re.I)
+                        r"\(\w{1,4}\)|\[\w+\]|\[[^\[\]\s]{0,8}\d-\d[^\[\]\s]{0,8}\]", re.I)
 _MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
 
 _EXPR: dict[str, re.Pattern[str]] = {k: re.compile(p, re.I) for k, p in {
@@ -435,6 +436,69 @@ _BOUNDED_ONE = re.compile(r"\b(?:at least|at most|no more than|not more than|mor
                           r"minimum of|up to)\s+(one|a single|single)\b", re.I)
 
 
+# the calendar's units, in seconds; "working days" count as days
+_TIME_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86_400, "week": 604_800, "month": 2_629_800,
+                 "year": 31_557_600, "decade": 315_576_000}
+_TIME_WORD = re.compile(r"\b(second|minute|hour|day|week|month|year|decade)s?\b", re.I)
+# a unit the question asks in: "how many (working) days", "in hours", "(how many) days' notice"
+_ASKED_TIME = re.compile(r"\bhow many\s+(?:\w+\s+)?(seconds|minutes|hours|days|weeks|months|years)\b|"
+                         r"\bin (seconds|minutes|hours|days|weeks|months|years)\b", re.I)
+# currencies, by the ways a text writes them
+_CURRENCIES = {"eur": r"€|\beur(?![a-z])|\beuros?\b", "usd": r"\$|\busd(?![a-z])|\bdollars?\b",
+               "aed": r"\baed(?![a-z])|\bdirhams?\b", "gbp": r"£|\bgbp(?![a-z])|\bpounds? sterling\b"}
+_CURRENCY_RX = {k: re.compile(v, re.I) for k, v in _CURRENCIES.items()}
+_ASKED_MONEY = re.compile(r"\b(?:in|how many)\s+((?:us )?(?:euros?|dollars?|usd|eur|aed|dirhams?|gbp|pounds))\b", re.I)
+_SHARE = re.compile(r"%|\bper ?cent\b", re.I)
+# one unit of the calendar in another: at most a step of the calendar apart (60 seconds in a minute)
+_TIME_STEP = 60
+
+
+def asked_unit(question: str) -> tuple[str, str] | None:
+    """The unit the question asks its value in, when it names one: ``("time", "hour")`` for "Within how
+    many hours ...?", ``("money", "usd")`` for "... in US dollars?"; ``None`` otherwise.
+
+    >>> asked_unit("Within how many hours must a breach be notified?"), asked_unit("What is the fee in euros?")
+    (('time', 'hour'), ('money', 'eur'))
+    >>> asked_unit("How long must records be kept?") is None
+    True
+    """
+    m = _ASKED_TIME.search(question)
+    if m:
+        return "time", (m.group(1) or m.group(2)).lower().rstrip("s")
+    m = _ASKED_MONEY.search(question)
+    if m:
+        said = m.group(1)
+        return next((("money", k) for k, rx in _CURRENCY_RX.items() if rx.search(said)), None)
+    return None
+
+
+def in_asked_unit(expression: str, asked: tuple[str, str] | None) -> bool:
+    """Whether a value states its amount in (or near) the unit the question asks in. A period in a unit
+    at most one step of the calendar from the asked one answers ("72 hours" or "one month" for "how many
+    days"); one further off does not ("six months" for "within how many hours", "one year" for "how many
+    days"). An amount in another currency, or a share ("10%"), does not answer "in US dollars". A value
+    that names no unit of that sort is left to the other tests.
+
+    >>> in_asked_unit("72 hours", ("time", "day")), in_asked_unit("six months", ("time", "hour"))
+    (True, False)
+    >>> in_asked_unit("200,000,000 Dirhams", ("money", "usd")), in_asked_unit("USD 50,000", ("money", "usd"))
+    (False, True)
+    """
+    if asked is None:
+        return True
+    what, unit = asked
+    if what == "time":
+        m = _TIME_WORD.search(expression)
+        if m is None:
+            return True
+        a, b = _TIME_SECONDS[unit], _TIME_SECONDS[m.group(1).lower()]
+        return max(a, b) / min(a, b) <= _TIME_STEP
+    if _SHARE.search(expression):
+        return False  # a share of something is not a sum of money
+    said = [k for k, rx in _CURRENCY_RX.items() if rx.search(expression)]
+    return not said or unit in said
+
+
 def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = False) -> list[str]:
     """The expressions of ``kind`` in ``text`` that could answer ``question``: a name or a body is
     capitalised or a body noun ("one representative"), and one made only of the question's own
@@ -452,6 +516,9 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
     found = expressions(text, kind)
     if numeric:
         found = [x for x in found if has_number(x)]
+    if question and kind in ("duration", "amount"):
+        unit = asked_unit(question)  # "within how many hours" is not answered by "six months"
+        found = [x for x in found if in_asked_unit(x, unit)]
     if kind not in ("person_or_body", "place"):
         return found  # a number is the answer even when the question holds it too ("between two functions")
     found = [x for x in found if re.search(r"[A-Z]", x) or _BODY_WORD.search(x)]
