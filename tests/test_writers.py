@@ -448,3 +448,23 @@ def test_a_sentence_is_read_with_the_titles_of_the_containers_it_cites():
     assert printed(read.answer) == ["(a) Chapters I and II shall apply from 2 February 2025;"]
     assert printed(plain.answer) != printed(read.answer)  # the title, not the sentence's words, decided
     assert "Prohibited" not in read.answer  # the title steers the choice; the quote stays the stored text
+
+
+def test_a_list_that_adds_a_question_word_is_quoted_by_its_best_answering_point():
+    """The definition took the question's main words; a list whose point (e) adds "footage" earns a place,
+    and the point quoted from it is the one that answers best, (d) on emotions at the workplace."""
+    definition = "(39) 'emotion recognition system' means an AI system for the purpose of inferring emotions."
+    article_5 = ARTICLE_5.replace("through untargeted scraping of images", "through scraping of CCTV footage")
+    q = "Can we use software that infers the emotions of staff from webcam footage at work?"
+
+    class Workplace:
+        dim = 2
+        model_id = "workplace-test"
+
+        def embed(self, texts, *, progress=None):
+            return np.array([[1.0, 0.0] if ("emotion" in t or t.endswith("?")) else [0.0, 1.0] for t in texts])
+
+    srcs = [source(1, "article-3", definition, score=0.9), source(2, "article-5", article_5, score=0.5)]
+    quotes = printed(write(q, srcs, embedder=Workplace(), max_sentences=2).answer)
+    assert any(x.startswith("(d) the use of AI systems to infer emotions") for x in quotes)
+    assert not any(x.startswith("(e)") for x in quotes)

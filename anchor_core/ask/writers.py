@@ -233,6 +233,12 @@ class ExtractiveWriter:
                      and c.score >= groups[0][0].score - self.alt_margin)
             if groups and gain < self.min_gain and not rival:
                 continue
+            if c.lead is not None and kind != "list":
+                # a list earns its place by what it adds; the point quoted from it is its best-answering one
+                sibling = max((p for p in c.lead.points if not p.outside and id(p) not in taken),
+                              key=lambda p: p.score, default=c)
+                if sibling.score > c.score:
+                    c = sibling
             group, owner = self._group(c, kind)
             if any(id(x) in taken for x in group):
                 continue
