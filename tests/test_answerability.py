@@ -206,6 +206,8 @@ def test_how_many_hours_is_not_answered_by_a_calendar_date():
     ("Within how many hours must a breach be notified?", "The Commission shall act within six months.", False),
     ("How many days does the body have to decide?", "The certificate is valid for one year.", False),
     ("How many hours a week does the manager spend?", "Releases are spaced at least 4 weeks apart.", False),
+    ("How many days should a refresh token stay valid?", "The token expires in one hour.", False),  # under a day
+    ("How many days does the firm have to reply?", "The firm shall reply within 48 hours.", True),
     ("How long must the logs be kept?", "The logs shall be kept for six months.", True),  # no unit asked
     # an amount in another currency does not answer "in US dollars"; one that names none is left to the rest
     ("What is the maximum penalty in US dollars?", "The fine shall not exceed 200,000,000 Dirhams.", False),
@@ -232,6 +234,18 @@ def test_a_sum_asked_in_a_currency_is_not_answered_by_a_share():
     # without a currency, a fine may be a share of turnover
     plain = assess("What is the maximum penalty for a breach by a firm?", passage, weights=weights)
     assert plain.tied > 0 and plain.expression == "10%"
+
+
+def test_a_reference_is_not_a_name():
+    """"Chapter III" or the "(EU)" of "Regulation (EU) 2016/679" answer no "who" question."""
+    text = "Paragraphs 1 to 4 shall not affect the obligations set out in Chapter III and Regulation (EU) 2016/679."
+    assert expressions(text, "person_or_body") == []
+    assert expressions(text, "place") == []
+    assert expressions("The obligations of Chapter III bind the European Data Protection Board.",
+                       "person_or_body") == ["the European Data Protection Board"]
+    # a determiner capitalised because it opens the sentence is not part of a place's name
+    assert expressions("The Commission shall act.", "place") == []
+    assert expressions("It sits in New York.", "place") == ["New York"]
 
 
 def test_a_character_range_of_a_grammar_is_not_a_count():

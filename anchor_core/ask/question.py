@@ -401,7 +401,9 @@ _EXPR: dict[str, re.Pattern[str]] = {k: re.compile(p, re.I) for k, p in {
     "place": r"\b(?:(?-i:[A-Z])[\w-]+\s+){0,3}(?:Street|Road|Square|Building|Tower|Island|City|Registry|Office)\b|"
              r"\b(?:P\.?O\.? Box|address|located|premises|seat|registered office|URL|https?://\S+|/\.well-known/\S*|"
              r"HKEY_\w+|jurisdiction|territory|Member State|country|countries)\b|"
-             r"(?-i:\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b)",
+             # a name of capitalised words; a determiner capitalised because it opens the sentence is not
+             # part of one ("The Commission shall ...")
+             r"(?-i:\b(?!(?:The|A|An|This|That|These|Those|Each|Every|Any|Such)\b)[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b)",
 }.items()}
 
 
@@ -421,7 +423,7 @@ def expressions(text: str, kind: str) -> list[str]:
     rx = _EXPR.get(kind)
     if rx is None:
         return []
-    masked = mask_references(text) if kind in ("count", "amount", "percentage", "duration", "date") else text
+    masked = mask_references(text)  # a reference is neither a value nor a name ("Chapter III", "Article 6(2)")
     out = [m.group(0).strip() for m in rx.finditer(masked)]
     if kind == "count":
         # "one" is mostly a determiner ("one of the two serializations"), not a count, unless a bound
@@ -453,6 +455,24 @@ _SHARE = re.compile(r"%|\bper ?cent\b", re.I)
 _TIME_STEP = 60
 
 
+_WORD_VALUES = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
+                                            "thirteen fourteen fifteen sixteen seventeen eighteen nineteen "
+                                            "twenty".split())}
+_WORD_VALUES.update({"a": 1, "an": 1, "half": 0.5, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90})
+
+
+def _amount(text: str) -> float | None:
+    """The number a value's words state before its unit ("72", "seven calendar", "a"), ``None`` if unread."""
+    m = re.search(r"(\d[\d,]*(?:\.\d+)?)\s*\D*$", text)
+    if m:
+        try:
+            return float(m.group(1).replace(",", ""))
+        except ValueError:
+            return None
+    said = [_WORD_VALUES[w] for w in words(text.lower()) if w in _WORD_VALUES]
+    return float(said[-1]) if said else None
+
+
 def asked_unit(question: str) -> tuple[str, str] | None:
     """The unit the question asks its value in, when it names one: ``("time", "hour")`` for "Within how
     many hours ...?", ``("money", "usd")`` for "... in US dollars?"; ``None`` otherwise.
@@ -476,11 +496,14 @@ def in_asked_unit(expression: str, asked: tuple[str, str] | None) -> bool:
     """Whether a value states its amount in (or near) the unit the question asks in. A period in a unit
     at most one step of the calendar from the asked one answers ("72 hours" or "one month" for "how many
     days"); one further off does not ("six months" for "within how many hours", "one year" for "how many
-    days"). An amount in another currency, or a share ("10%"), does not answer "in US dollars". A value
+    days"), nor one less than one of the asked unit ("one hour" for "how many days"). An amount in
+    another currency, or a share ("10%"), does not answer "in US dollars". A value
     that names no unit of that sort is left to the other tests.
 
     >>> in_asked_unit("72 hours", ("time", "day")), in_asked_unit("six months", ("time", "hour"))
     (True, False)
+    >>> in_asked_unit("one hour", ("time", "day")), in_asked_unit("within 48 hours", ("time", "day"))
+    (False, True)
     >>> in_asked_unit("200,000,000 Dirhams", ("money", "usd")), in_asked_unit("USD 50,000", ("money", "usd"))
     (False, True)
     """
@@ -492,7 +515,9 @@ def in_asked_unit(expression: str, asked: tuple[str, str] | None) -> bool:
         if m is None:
             return True
         a, b = _TIME_SECONDS[unit], _TIME_SECONDS[m.group(1).lower()]
-        return max(a, b) / min(a, b) <= _TIME_STEP
+        n = _amount(expression[: m.start()])
+        # and not less than one of the asked unit: "one hour" does not answer "how many days"
+        return max(a, b) / min(a, b) <= _TIME_STEP and (n is None or n * b >= a)
     if _SHARE.search(expression):
         return False  # a share of something is not a sum of money
     said = [k for k, rx in _CURRENCY_RX.items() if rx.search(expression)]
