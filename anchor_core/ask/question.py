@@ -455,9 +455,9 @@ _SHARE = re.compile(r"%|\bper ?cent\b", re.I)
 _TIME_STEP = 60
 
 
-_WORD_VALUES = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
-                                            "thirteen fourteen fifteen sixteen seventeen eighteen nineteen "
-                                            "twenty".split())}
+_WORD_VALUES: dict[str, float] = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())}
 _WORD_VALUES.update({"a": 1, "an": 1, "half": 0.5, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90})
 
 
