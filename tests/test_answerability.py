@@ -243,6 +243,9 @@ def test_a_reference_is_not_a_name():
     assert expressions(text, "place") == []
     assert expressions("The obligations of Chapter III bind the European Data Protection Board.",
                        "person_or_body") == ["the European Data Protection Board"]
+    # an acronym that modifies a noun names no body ("AI systems"); one before a verb is the body's name
+    assert expressions("Providers of AI systems shall keep the EU database.", "person_or_body") == []
+    assert expressions("The FSRA may impose a fine; ENISA shall assist.", "person_or_body") == ["The FSRA", "ENISA"]
     # a determiner capitalised because it opens the sentence is not part of a place's name
     assert expressions("The Commission shall act.", "place") == []
     assert expressions("It sits in New York.", "place") == ["New York"]
@@ -326,6 +329,7 @@ def test_bounded_one_frequencies_and_irregular_plurals_are_values():
 def test_a_refusal_names_the_focus_as_the_question_writes_it(store):
     r = _ask(store, "How much does it cost to register a drone?")
     assert r.refused and "register a drone" in r.reason
+    assert "“" in r.reason and "”" in r.reason  # quoted: the asker's words need not be a noun phrase
     assert analyse("What is the annual budget of the AI Office in euros?").focus == \
         "the annual budget of the AI Office in euros"
 

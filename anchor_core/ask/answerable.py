@@ -231,7 +231,9 @@ def score(ans: Answerability, spec: dict | None = None) -> float:
 def reason(ans: Answerability, topic: str = "") -> str:
     """Why the passages do not answer, naming the missing part."""
     a = ans.analysis
-    about = topic or a.focus or "the question's subject"
+    # the focus is quoted as the question writes it: its words are the asker's, not always a noun phrase
+    # ("owns the copyright in images produced by a text-to-image model")
+    about = f"“{topic or a.focus}”" if (topic or a.focus) else "the question's subject"
     if a.value and ans.focus >= 0.5 and ans.tied < ans.focus:
         return f"the sources describe {about} but state no {KIND_NOUN[a.kind]} for it"
     if a.value and ans.tied == 0.0:

@@ -379,6 +379,11 @@ _REFERENCE = re.compile(rf"\b(?:{STRUCTURE_WORDS}|rfc|pep|regulation|directive|d
                         r"\(\w{1,4}\)|\[\w+\]|\[[^\[\]\s]{0,8}\d-\d[^\[\]\s]{0,8}\]", re.I)
 _MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
 
+# an acronym followed by a common noun modifies it ("AI systems", "EU database", "CCTV footage"): it names
+# no body; one followed by a verb, an auxiliary or a function word is the body's name ("the FSRA may")
+_NOT_AFTER_NAME = (r"(?!(?:shall|may|must|should|can|could|will|would|is|are|was|were|has|have|had|does|do|did|"
+                   r"and|or|of|in|to|for|on|with|by|as|at|from|under|which|that|who|whose)\b)")
+
 _EXPR: dict[str, re.Pattern[str]] = {k: re.compile(p, re.I) for k, p in {
     "duration": rf"\b{_NUM}[\s-]*(?:calendar |working |business |clear |consecutive )?{_TIME_UNIT}\b|"
                 r"\bwithout (?:undue )?delay\b|\bimmediately\b|"
@@ -397,7 +402,7 @@ _EXPR: dict[str, re.Pattern[str]] = {k: re.compile(p, re.I) for k, p in {
             rf"\b(?:entry into force|date of application|from the date)\b",
     # the patterns are case-insensitive; a name is told by its capitals, so those parts are not ((?-i:...))
     "person_or_body": rf"\b(?:the |a |an )?(?:(?-i:[A-Z])[\w'’-]+\s+){{0,4}}{_BODY_NOUN}\b|"
-                      rf"(?-i:\b[A-Z][a-z]+(?:\s+[A-Z][\w-]+)+\b|\b[A-Z]{{2,}}\b)",
+                      rf"(?-i:\b[A-Z][a-z]+(?:\s+[A-Z][\w-]+)+\b|\b[A-Z]{{2,}}\b(?!\s+{_NOT_AFTER_NAME}[a-z]))",
     "place": r"\b(?:(?-i:[A-Z])[\w-]+\s+){0,3}(?:Street|Road|Square|Building|Tower|Island|City|Registry|Office)\b|"
              r"\b(?:P\.?O\.? Box|address|located|premises|seat|registered office|URL|https?://\S+|/\.well-known/\S*|"
              r"HKEY_\w+|jurisdiction|territory|Member State|country|countries)\b|"
