@@ -251,6 +251,14 @@ def test_a_reference_is_not_a_name():
     assert expressions("It sits in New York.", "place") == ["New York"]
 
 
+def test_a_vague_frequency_answers_how_often_but_not_how_many():
+    from anchor_core.ask.question import answer_values
+
+    text = "These arrangements must be kept up to date and regularly tested."
+    assert answer_values(text, "duration", "How often must we test the arrangements?") == ["regularly"]
+    assert answer_values(text, "duration", "How many times a year must we test them?", numeric=True) == []
+
+
 def test_a_character_range_of_a_grammar_is_not_a_count():
     assert expressions('using the unreserved characters [A-Z] / [a-z] / [0-9] / "-"', "count") == []
     assert expressions("at least [32] characters and 43 octets", "count") == ["43"]

@@ -204,6 +204,13 @@ def test_the_embedder_changes_which_sentence_answers():
         assert printed(d.answer) == [liked]
 
 
+def test_a_period_with_a_number_fits_a_duration_question_better_than_a_vague_one():
+    assert fits_kind("Bugfix updates follow approximately every 2 months.", "duration") == 1.0
+    assert fits_kind("Releases are not guaranteed on a regular basis.", "duration") == 0.5
+    assert fits_kind("It shall notify without undue delay.", "duration") == 0.5
+    assert fits_kind("It shall be done by 2 August 2026.", "duration") == 1.0
+
+
 def test_fits_kind_reads_the_shape_of_the_asked_answer():
     assert fits_kind("The report shall be made within 15 days.", "duration") == 1.0
     assert fits_kind("The report shall be made.", "duration") == 0.0

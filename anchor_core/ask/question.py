@@ -378,6 +378,7 @@ _REFERENCE = re.compile(rf"\b(?:{STRUCTURE_WORDS}|rfc|pep|regulation|directive|d
                         r"(?m:^\s*\d+[.)]\s)|\b\d+(?:\.\d+){1,}\b|\b\d+/\d+(?:/\w+)?\b|"
                         r"\(\w{1,4}\)|\[\w+\]|\[[^\[\]\s]{0,8}\d-\d[^\[\]\s]{0,8}\]", re.I)
 _MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
+_MONTH_RX = re.compile(rf"\b{_MONTH}\b", re.I)
 
 # an acronym followed by a common noun modifies it ("AI systems", "EU database", "CCTV footage"): it names
 # no body; one followed by a verb, an auxiliary or a function word is the body's name ("the FSRA may")
@@ -386,7 +387,8 @@ _NOT_AFTER_NAME = (r"(?!(?:shall|may|must|should|can|could|will|would|is|are|was
 
 _EXPR: dict[str, re.Pattern[str]] = {k: re.compile(p, re.I) for k, p in {
     "duration": rf"\b{_NUM}[\s-]*(?:calendar |working |business |clear |consecutive )?{_TIME_UNIT}\b|"
-                r"\bwithout (?:undue )?delay\b|\bimmediately\b|"
+                r"\bwithout (?:undue )?delay\b|\bimmediately\b|\bregularly\b|\bperiodically\b|"
+                r"\b(?:at regular intervals|on a regular basis)\b|"
                 r"\b(?:(?:semi|bi)-?annually|half-yearly|annually|yearly|monthly|weekly|daily|hourly|quarterly|"
                 r"fortnightly)\b|\b(?:once|twice|\w+ times) (?:a|an|per|each|every) (?:year|month|week|day|hour)\b|"
                 r"\b(?:before|by|until|no later than|not later than)\s+\d{1,2}\s+" + _MONTH + r"\b",
@@ -585,7 +587,10 @@ def fits_kind(text: str, kind: str, *, lead_in: bool = False, point: bool = Fals
     1.0
     """
     if kind in VALUE_KINDS:
-        return 1.0 if answer_values(text, kind, question) else 0.0
+        found = answer_values(text, kind, question)
+        if kind == "duration" and found and not any(has_number(x) or _MONTH_RX.search(x) for x in found):
+            return 0.5  # a period stated without a number ("without undue delay", "regularly") answers less
+        return 1.0 if found else 0.0
     if kind == "list":
         return 1.0 if lead_in else 0.5 if point else 0.0
     if kind == "definition":
