@@ -124,8 +124,7 @@ def prepare(q: dict, *, store, embedder, corpus: str, info, settings) -> Prepare
         if uid not in units:  # labels outside the sources still need their unit text to be located
             units.update(store.get_units(corpus, [uid]))
     sources = P._sources(hits, units, rel)
-    cited = P.cited_titles(store, corpus, {s.unit_id: units[s.unit_id] for s in sources}) \
-        if hasattr(P, "cited_titles") else {}
+    cited = P.cited_titles(store, corpus, units, [s.unit_id for s in sources]) if hasattr(P, "cited_titles") else {}
     return Prepared(q, sources, units, weights, cited)
 
 

@@ -331,7 +331,7 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
                         gate=decision, models=models, settings=s, t_all=t_all, threshold=scorer.threshold)
 
     draft = _write(question, sources, run, settings=s, llm=llm, weights=weights, embedder=embedder, units=units,
-                   cited=cited_titles(store, corpus, {k: units[k] for k in {x.unit_id for x in sources} if k in units}))
+                   cited=cited_titles(store, corpus, units, [x.unit_id for x in sources]))
     models["writer"] = draft.writer
     if draft.refused:
         return _refusal(question, corpus, info.version, run, "writer_refused",
@@ -359,20 +359,23 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
                   timings_ms={"total": round((time.perf_counter() - t_all) * 1000, 1)})
 
 
-def cited_titles(store: Store, corpus: str, units: dict[str, Unit]) -> dict[str, list[tuple[int, int, str]]]:
-    """For each of ``units``, the spans of the containers its text cites (offsets in the unit text) with the
-    container's title: "Chapters I and II shall apply from 2 February 2025" cites "Chapter II — Prohibited AI
-    practices". The extractive writer reads a sentence with them, as the index reads a chunk
-    (:func:`anchor_core.indexing.name_cited_containers`). A container the unit sits in is left out (its
-    title is the unit's own topic). Cited units' and parts' titles are not added: on the answer bench they
-    gained nothing and cost a PEP answer (eval/results/answers.md)."""
+def cited_titles(store: Store, corpus: str, units: dict[str, Unit],
+                 unit_ids: Sequence[str]) -> dict[str, list[tuple[int, int, str]]]:
+    """For each of ``units`` named in ``unit_ids`` (the sources' units), the spans of the containers its
+    text cites (offsets in the unit text) with the container's title: "Chapters I and II shall apply from
+    2 February 2025" cites "Chapter II — Prohibited AI practices". The extractive writer reads a sentence
+    with them, as the index reads a chunk (:func:`anchor_core.indexing.name_cited_containers`). A
+    container the unit sits in is left out (its title is the unit's own topic). Cited units' and parts'
+    titles are not added: on the answer bench they gained nothing and cost a PEP answer
+    (eval/results/answers.md)."""
+    units = {k: units[k] for k in dict.fromkeys(unit_ids) if k in units}
     if not units:
         return {}
     own = {uid: {c.id for c in u.containers} for uid, u in units.items()}
     refs = [r for r in store.references_from(corpus, sorted(units)) if r.resolved and r.container and
             not r.in_title and r.dst_unit and r.container not in own.get(r.src_unit, set())]
     member: dict[str, str] = {}
-    for r in refs:
+    for r in refs:  # one member unit per container carries its title
         member.setdefault(r.container or "", r.dst_unit or "")
     members = store.get_units(corpus, sorted(set(member.values())))
     titles = {cid: next((c.display for c in u.containers if c.id == cid and c.title), "")

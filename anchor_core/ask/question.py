@@ -277,8 +277,6 @@ def has_number(expression: str) -> bool:
     return bool(_DIGITS.search(expression))
 
 
-_COUNTS_TIME = re.compile(r"\bhow many\s+(?:\w+\s+)?(?:seconds|minutes|hours|days|weeks|months|years)\b|"
-                          r"\bin (?:seconds|minutes|hours|days|weeks|months|years)\b", re.I)
 _TIME_AMOUNT = re.compile(rf"\b{_TIME_UNIT}\b", re.I)
 
 
@@ -289,7 +287,7 @@ def counts_time(question: str) -> bool:
     >>> counts_time("Within how many hours must a breach be notified?"), counts_time("By when must we reply?")
     (True, False)
     """
-    return bool(_COUNTS_TIME.search(question))
+    return (asked_unit(question) or ("",))[0] == "time"
 
 
 def is_time_amount(expression: str) -> bool:
@@ -378,7 +376,6 @@ _REFERENCE = re.compile(rf"\b(?:{STRUCTURE_WORDS}|rfc|pep|regulation|directive|d
                         r"(?m:^\s*\d+[.)]\s)|\b\d+(?:\.\d+){1,}\b|\b\d+/\d+(?:/\w+)?\b|"
                         r"\(\w{1,4}\)|\[\w+\]|\[[^\[\]\s]{0,8}\d-\d[^\[\]\s]{0,8}\]", re.I)
 _MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
-_MONTH_RX = re.compile(rf"\b{_MONTH}\b", re.I)
 
 # an acronym followed by a common noun modifies it ("AI systems", "EU database", "CCTV footage"): it names
 # no body; one followed by a verb, an auxiliary or a function word is the body's name ("the FSRA may")
@@ -480,6 +477,7 @@ def _amount(text: str) -> float | None:
     return float(said[-1]) if said else None
 
 
+@cache
 def asked_unit(question: str) -> tuple[str, str] | None:
     """The unit the question asks its value in, when it names one: ``("time", "hour")`` for "Within how
     many hours ...?", ``("money", "usd")`` for "... in US dollars?"; ``None`` otherwise.
@@ -588,7 +586,7 @@ def fits_kind(text: str, kind: str, *, lead_in: bool = False, point: bool = Fals
     """
     if kind in VALUE_KINDS:
         found = answer_values(text, kind, question)
-        if kind == "duration" and found and not any(has_number(x) or _MONTH_RX.search(x) for x in found):
+        if kind == "duration" and found and not any(has_number(x) for x in found):
             return 0.5  # a period stated without a number ("without undue delay", "regularly") answers less
         return 1.0 if found else 0.0
     if kind == "list":

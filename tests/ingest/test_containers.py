@@ -201,7 +201,8 @@ def test_the_writer_is_told_the_titles_of_the_containers_a_unit_cites(tmp_path):
     store = SQLiteStore(tmp_path / "a.db")
     ingest(store, HashEmbedder(), parsed, corpus="acts", adapter="test")
     units = store.get_units("acts", ["article-5", "article-6b", "article-9"])
-    got = cited_titles(store, "acts", units)
+    got = cited_titles(store, "acts", units, list(units))
     assert got == {"article-9": [(0, 10, "Chapter II — Prohibited practices")]}  # one span, not one per member
     assert units["article-9"].text[0:10] == "Chapter II"
-    assert cited_titles(store, "acts", {}) == {}
+    assert cited_titles(store, "acts", {}, []) == {}
+    assert cited_titles(store, "acts", units, ["article-5"]) == {}  # only the units asked for
