@@ -224,6 +224,31 @@ def test_a_value_in_a_unit_far_from_the_asked_one_does_not_answer(question, text
     assert answer_values(text, kind) != []  # without the question the value is still a value of its kind
 
 
+@pytest.mark.parametrize("question, text, answers", [
+    # a question that asks for a limit is answered by a value stated as one ...
+    ("What is the maximum fine for a prohibited practice?", "It is subject to fines of up to EUR 35 000 000.", True),
+    ("What is the highest fine?", "The Commission may impose fines not exceeding 3 % of turnover.", True),
+    ("What is the minimum RSA key size?", "A key of size 2048 bits or larger MUST be used.", True),
+    ("What minimum iteration count is advised?", "A minimum iteration count of 1000 is RECOMMENDED.", True),
+    ("What is the longest a line may be?", "No line should be longer than 79 characters.", True),
+    ("How many sandboxes must each country set up at a minimum?", "Each shall establish at least one sandbox.", True),
+    # ... not by a number that merely shares the sentence
+    ("How many redirect URIs can a client register at most?", "The server MUST compare the two URIs.", False),
+    ("What is the maximum number of arguments a function may take?",
+     "A function in Argument Clinic that takes four parameters is one example.", False),
+    ("What is the maximum lifetime of an access token?", "The token will expire in one hour.", False),
+    # a question that asks for no limit takes any value of its kind
+    ("How long does the token live?", "The token will expire in one hour.", True),
+    ("How many URIs does the server compare?", "The server MUST compare the two URIs.", True),
+])
+def test_a_question_asking_for_a_limit_is_answered_by_a_value_stated_as_one(question, text, answers):
+    from anchor_core.ask.question import answer_values, asks_bound, predict_kind
+
+    kind = predict_kind(question)
+    assert asks_bound(question) is not ("How long does" in question or "does the server" in question)
+    assert bool(answer_values(text, kind, question)) is answers, (kind, answer_values(text, kind))
+
+
 def test_a_sum_asked_in_a_currency_is_not_answered_by_a_share():
     from anchor_core.ask.answerable import assess
 

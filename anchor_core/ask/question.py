@@ -428,14 +428,20 @@ def expressions(text: str, kind: str) -> list[str]:
     if rx is None:
         return []
     masked = mask_references(text)  # a reference is neither a value nor a name ("Chapter III", "Article 6(2)")
-    out = [m.group(0).strip() for m in rx.finditer(masked)]
+    found = list(rx.finditer(masked))
+    out = [m.group(0).strip() for m in found]
     if kind == "count":
         # "one" is mostly a determiner ("one of the two serializations"), not a count, unless a bound
-        # makes it one ("at least one sandbox", "no more than one")
+        # makes it one ("at least one sandbox", "no more than one"); "2025" is a year, unless it counts
+        # what follows it ("2048 bits")
         bounded = {m.group(1).lower() for m in _BOUNDED_ONE.finditer(masked)}
-        out = [x for x in out if (x.lower() not in ("a", "an", "one", "single", "several", "half") or
-                                  x.lower() in bounded) and not re.fullmatch(r"(?:19|20)\d{2}", x)]
+        out = [x for x, m in zip(out, found) if (x.lower() not in ("a", "an", "one", "single", "several", "half") or
+                                                 x.lower() in bounded) and
+               not (re.fullmatch(r"(?:19|20)\d{2}", x) and not _COUNTED_AFTER.match(masked, m.end()))]
     return [x for x in out if x]
+
+
+_COUNTED_AFTER = re.compile(r"\s+[a-z]+s\b")  # a plural noun right after a number: "2048 bits", "1000 iterations"
 
 
 _BOUNDED_ONE = re.compile(r"\b(?:at least|at most|no more than|not more than|more than|only|exactly|maximum of|"
@@ -529,6 +535,49 @@ def in_asked_unit(expression: str, asked: tuple[str, str] | None) -> bool:
     return not said or unit in said
 
 
+# a question that asks for a limit ("the maximum number", "at most", "the longest") is answered by a value
+# stated as one ("up to 35 000 000", "no more than three", "2048 bits or larger", "a minimum of 1000"),
+# not by any number that happens to share the sentence ("compare the two URIs", "takes four parameters")
+_BOUNDABLE = frozenset({"count", "amount", "percentage", "duration"})
+_ASKS_BOUND = re.compile(r"\b(?:maximum|minimum|at most|at least|at the most|limits?|caps?|capped|ceiling|longest|"
+                         r"shortest|largest|smallest|highest|lowest|no more than|no less than|up to)\b", re.I)
+_BOUND_BEFORE = re.compile(r"\b(?:at least|at most|at the most|(?:no|not) (?:more|less|fewer|greater|longer|later)"
+                           r" than|(?:more|less|fewer|greater|longer|shorter|later|earlier) than|up to|maximum|"
+                           r"minimum|exceed\w*|limit\w*|within|below|above|under|over|between|from|caps?|capped|"
+                           r"ceiling|threshold|range\w*)\b(?:\W+\w+){0,4}\W*$", re.I)
+_BOUND_AFTER = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:or (?:more|less|fewer|larger|greater|longer|shorter|higher|"
+                          r"lower|smaller|above|below|earlier|sooner)|at (?:the )?(?:most|least|latest)|maximum|minimum|"
+                          r"in total|at a maximum)\b", re.I)
+
+
+def asks_bound(question: str) -> bool:
+    """Whether the question asks for a limit ("What is the maximum fine ...?", "... at most?").
+
+    >>> asks_bound("How many redirect URIs can a client register at most?"), asks_bound("How many members?")
+    (True, False)
+    """
+    return _ASKS_BOUND.search(question) is not None
+
+
+def states_bound(text: str, value: str) -> bool:
+    """Whether ``value`` stands in ``text`` as a limit: a bound word shortly before it ("up to", "not
+    exceeding", "a minimum of", "within") or after it ("or more", "at the latest").
+
+    >>> states_bound("fines of up to EUR 35 000 000", "EUR 35 000 000")
+    True
+    >>> states_bound("A key of size 2048 bits or larger MUST be used.", "2048")
+    True
+    >>> states_bound("the server MUST compare the two URIs", "two")
+    False
+    """
+    at = text.find(value)
+    while at >= 0:
+        if _BOUND_BEFORE.search(text[max(0, at - 60):at]) or _BOUND_AFTER.search(text[at + len(value):at + len(value) + 40]):
+            return True
+        at = text.find(value, at + 1)
+    return False
+
+
 def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = False) -> list[str]:
     """The expressions of ``kind`` in ``text`` that could answer ``question``: a name or a body is
     capitalised or a body noun ("one representative"), and one made only of the question's own
@@ -549,6 +598,8 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
     if question and kind in ("duration", "amount"):
         unit = asked_unit(question)  # "within how many hours" is not answered by "six months"
         found = [x for x in found if in_asked_unit(x, unit)]
+    if question and kind in _BOUNDABLE and asks_bound(question):
+        found = [x for x in found if states_bound(text, x)]
     if kind not in ("person_or_body", "place"):
         return found  # a number is the answer even when the question holds it too ("between two functions")
     found = [x for x in found if re.search(r"[A-Z]", x) or _BODY_WORD.search(x)]
