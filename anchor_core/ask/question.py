@@ -546,8 +546,8 @@ _BOUND_BEFORE = re.compile(r"\b(?:at least|at most|at the most|(?:no|not) (?:mor
                            r"minimum|exceed\w*|limit\w*|within|below|above|under|over|between|from|caps?|capped|"
                            r"ceiling|threshold|range\w*)\b(?:\W+\w+){0,4}\W*$", re.I)
 _BOUND_AFTER = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:or (?:more|less|fewer|larger|greater|longer|shorter|higher|"
-                          r"lower|smaller|above|below|earlier|sooner)|at (?:the )?(?:most|least|latest)|maximum|minimum|"
-                          r"in total|at a maximum)\b", re.I)
+                          r"lower|smaller|above|below|earlier|sooner)|at (?:the )?(?:most|least|latest)|"
+                          r"maximum|minimum|in total|at a maximum)\b", re.I)
 
 
 def asks_bound(question: str) -> bool:
@@ -572,7 +572,8 @@ def states_bound(text: str, value: str) -> bool:
     """
     at = text.find(value)
     while at >= 0:
-        if _BOUND_BEFORE.search(text[max(0, at - 60):at]) or _BOUND_AFTER.search(text[at + len(value):at + len(value) + 40]):
+        end = at + len(value)
+        if _BOUND_BEFORE.search(text[max(0, at - 60):at]) or _BOUND_AFTER.search(text[end:end + 40]):
             return True
         at = text.find(value, at + 1)
     return False
