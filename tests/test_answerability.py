@@ -237,6 +237,8 @@ def test_a_value_in_a_unit_far_from_the_asked_one_does_not_answer(question, text
     ("What is the maximum number of arguments a function may take?",
      "A function in Argument Clinic that takes four parameters is one example.", False),
     ("What is the maximum lifetime of an access token?", "The token will expire in one hour.", False),
+    ("What is the minimum length of a project name?", "The lines between these two roles are blurry.", False),
+    ("What is the maximum length of a name?", "A name is between 2 and 64 characters long.", True),
     # a question that asks for no limit takes any value of its kind
     ("How long does the token live?", "The token will expire in one hour.", True),
     ("How many URIs does the server compare?", "The server MUST compare the two URIs.", True),

@@ -543,8 +543,11 @@ _ASKS_BOUND = re.compile(r"\b(?:maximum|minimum|at most|at least|at the most|lim
                          r"shortest|largest|smallest|highest|lowest|no more than|no less than|up to)\b", re.I)
 _BOUND_BEFORE = re.compile(r"\b(?:at least|at most|at the most|(?:no|not) (?:more|less|fewer|greater|longer|later)"
                            r" than|(?:more|less|fewer|greater|longer|shorter|later|earlier) than|up to|maximum|"
-                           r"minimum|exceed\w*|limit\w*|within|below|above|under|over|between|from|caps?|capped|"
-                           r"ceiling|threshold|range\w*)\b(?:\W+\w+){0,4}\W*$", re.I)
+                           r"minimum|exceed\w*|limit\w*|within|caps?|capped|ceiling|threshold|range\w*)\b"
+                           r"(?:\W+\w+){0,4}\W*$|"
+                           # a preposition bounds only the number right after it: "between 10 and 20", not
+                           # "between these two roles"
+                           r"\b(?:below|above|under|over|between|from)\W+$", re.I)
 _BOUND_AFTER = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:or (?:more|less|fewer|larger|greater|longer|shorter|higher|"
                           r"lower|smaller|above|below|earlier|sooner)|at (?:the )?(?:most|least|latest)|"
                           r"maximum|minimum|in total|at a maximum)\b", re.I)
