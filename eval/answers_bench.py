@@ -257,6 +257,7 @@ def summarise(name: str, rows: list[Outcome]) -> list[str]:
 
 GRID = {"dense_weight": (0.0, 0.5, 1.0, 2.0), "kind_weight": (0.0, 0.2, 0.4, 0.8),
         "source_weight": (0.0, 0.3, 1.0)}
+MARGINS = {"alt_margin": (0.0, 0.1, 0.2, 0.5), "tie_margin": (0.0, 0.02, 0.05, 0.1)}
 
 
 def fit(prepared: dict[str, list[Prepared]], embedder) -> int:
@@ -267,10 +268,8 @@ def fit(prepared: dict[str, list[Prepared]], embedder) -> int:
 
     from anchor_core.ask.writers import ExtractiveWriter
 
-    results = []
-    for dw, kw, sw in product(*GRID.values()):
-        w = ExtractiveWriter(embedder=embedder, dense_weight=dw, kind_weight=kw, source_weight=sw)
-        per = {}
+    def measure(w: ExtractiveWriter) -> tuple[float, dict[str, float], int]:
+        per, quotes = {}, 0
         for name, preps in prepared.items():
             rows = [run_question(x, lambda x, w=w: w.write(x.q["question"], x.sources, list(x.weights),
                                                            {t: (v or 1.0) for t, v in x.weights.items()},
@@ -278,13 +277,24 @@ def fit(prepared: dict[str, list[Prepared]], embedder) -> int:
                     for x in preps if x.q.get("evidence")]
             hits = [r.evidence for r in rows if r.evidence_reachable]
             per[name] = sum(hits) / len(hits) if hits else float("nan")
-        macro = sum(per.values()) / len(per)
+            quotes += sum(r.quotes for r in rows)
+        return sum(per.values()) / len(per), per, quotes
+
+    results = []
+    for dw, kw, sw in product(*GRID.values()):
+        macro, per, _ = measure(ExtractiveWriter(embedder=embedder, dense_weight=dw, kind_weight=kw, source_weight=sw))
         results.append((macro, dw, kw, sw, per))
     results.sort(key=lambda r: -r[0])
     print("| dense | kind | source | macro | " + " | ".join(prepared) + " |")
     print("|---|---|---|---|" + "---|" * len(prepared))
     for macro, dw, kw, sw, per in results:
         print(f"| {dw} | {kw} | {sw} | {macro:.3f} | " + " | ".join(f"{v:.3f}" for v in per.values()) + " |")
+    # the two margins at the shipped weights; quotes: how many the answers print (the cost of a margin)
+    print("\n| alt margin | tie margin | macro | " + " | ".join(prepared) + " | quotes |")
+    print("|---|---|---|" + "---|" * len(prepared) + "---|")
+    for am, tm in product(*MARGINS.values()):
+        macro, per, quotes = measure(ExtractiveWriter(embedder=embedder, alt_margin=am, tie_margin=tm))
+        print(f"| {am} | {tm} | {macro:.3f} | " + " | ".join(f"{v:.3f}" for v in per.values()) + f" | {quotes} |")
     return 0
 
 

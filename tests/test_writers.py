@@ -423,7 +423,7 @@ def test_a_competing_value_close_behind_is_quoted_beside_the_first():
                           "five years.")]
     both = write(q, s)
     assert "nine months" in both.answer and "five years" in both.answer
-    one = write(q, s, alt_margin=0.0)
+    one = write(q, s, alt_margin=0.0, tie_margin=0.0)
     assert ("nine months" in one.answer) != ("five years" in one.answer)
     # a sentence without a value of the asked kind is not a rival
     other = write(q, [s[0], source(2, "art-44", "The certificates shall state the period of their validity.")])
@@ -475,3 +475,21 @@ def test_a_list_that_adds_a_question_word_is_quoted_by_its_best_answering_point(
     quotes = printed(write(q, srcs, embedder=Workplace(), max_sentences=2).answer)
     assert any(x.startswith("(d) the use of AI systems to infer emotions") for x in quotes)
     assert not any(x.startswith("(e)") for x in quotes)
+
+
+def test_a_provision_of_another_unit_that_ties_with_the_first_is_quoted_beside_it():
+    """Two provisions the ranking cannot tell apart are both quoted, though the second adds no question
+    word; a close sentence of the same unit, or one clearly behind, is not."""
+    q = "Are open-source model releases exempt from the documentation duties?"
+    a53 = "Points (a) and (b) shall not apply to open-source model releases, unless they present systemic risk."
+    a54 = "The obligation set out in this Article shall not apply to open-source model releases."
+    both = write(q, [source(1, "article-53", a53), source(2, "article-54", a54)])
+    assert a53 in printed(both.answer) and a54 in printed(both.answer)
+    one = write(q, [source(1, "article-53", a53), source(2, "article-54", a54)], tie_margin=0.0)
+    assert len(printed(one.answer)) == 1
+    # the same unit's other paragraph is the same provision, not a rival
+    same = write(q, [source(1, "article-53", a53), source(2, "article-53", a54)])
+    assert len(printed(same.answer)) == 1
+    # nor is a provision clearly behind (its source ranks much lower)
+    behind = write(q, [source(1, "article-53", a53), source(2, "article-54", a54, score=0.1)])
+    assert printed(behind.answer) == [a53]

@@ -77,9 +77,16 @@ def split_marked(answer: str) -> list[DraftClaim]:
 DENSE_WEIGHT = 1.0
 KIND_WEIGHT = 0.4
 SOURCE_WEIGHT = 1.0
-# A second value of the asked kind within this much of the first pick's score is quoted beside it
-# (chosen the same way: 0.1 against 0, 0.2, 0.3, 0.5 on the GDPR, PEP and RFC evidence strings)
-ALT_MARGIN = 0.1
+# A second value of the asked kind within this much of the first pick's score is quoted beside it, chosen
+# the same way (``--fit``'s margin table): macro evidence hit 0.594 at 0, 0.646 at 0.1, 0.674 at 0.2 and 0.5
+# (0.2 prints fewer quotes)
+ALT_MARGIN = 0.2
+# A passage of another unit scoring within this much of the first pick is a tie the ranking cannot break
+# (about 1% of a typical first score of 1.5-2.5): it is quoted beside the first, whatever it adds. The
+# GDPR, PEP and RFC evidence hits are the same at every tie margin in 0-0.1 (0.674 at ALT_MARGIN), so
+# they do not choose it; it is there so a reviewer sees both of two provisions that tie (found on the AI
+# Act's aiact-060, Article 53(2) behind 54(6) by 0.017), at the smallest margin that shows such a tie
+TIE_MARGIN = 0.02
 
 
 class ExtractiveWriter:
@@ -109,13 +116,17 @@ class ExtractiveWriter:
         alt_margin: for a value question, another sentence that states a value of the asked kind
             and scores within this much of the first pick is quoted too, even when it adds no
             question word (two deadlines, two fines: the reviewer sees both); 0 turns it off.
+        tie_margin: a passage of another unit that scores within this much of the first pick is
+            quoted too, for any kind of question (two provisions the ranking cannot tell apart:
+            Article 54(6) and Article 53(2) both exempt open-source models); 0 turns it off.
     """
 
     name = "extractive"
 
     def __init__(self, max_sentences: int = 3, min_gain: float = 0.15, *, embedder: Embedder | None = None,
                  dense_weight: float = DENSE_WEIGHT, kind_weight: float = KIND_WEIGHT,
-                 source_weight: float = SOURCE_WEIGHT, max_points: int = 6, alt_margin: float = ALT_MARGIN) -> None:
+                 source_weight: float = SOURCE_WEIGHT, max_points: int = 6, alt_margin: float = ALT_MARGIN,
+                 tie_margin: float = TIE_MARGIN) -> None:
         if max_sentences <= 0:
             raise ValueError(f"max_sentences must be greater than 0. Currently, the max_sentences is {max_sentences}")
         if max_points <= 0:
@@ -128,6 +139,7 @@ class ExtractiveWriter:
         self.source_weight = source_weight
         self.max_points = max_points
         self.alt_margin = alt_margin
+        self.tie_margin = tie_margin
 
     def write(self, question: str, sources: list[Source], terms: list[str], weights: dict[str, float], *,
               units: Mapping[str, str] | None = None,
@@ -231,6 +243,10 @@ class ExtractiveWriter:
             # when it adds no question word: the reviewer sees the competing value
             rival = (self.alt_margin > 0 and kind in VALUE_KINDS and c.fit >= 1.0 and bool(groups)
                      and c.score >= groups[0][0].score - self.alt_margin)
+            # so is a provision of another unit that ties with the first pick: the ranking cannot say
+            # which of the two answers, so the reviewer sees both
+            rival = rival or (self.tie_margin > 0 and bool(groups) and c.src.unit_id != groups[0][0].src.unit_id
+                              and c.score >= groups[0][0].score - self.tie_margin)
             if groups and gain < self.min_gain and not rival:
                 continue
             if c.lead is not None and kind != "list":
@@ -245,7 +261,10 @@ class ExtractiveWriter:
             groups.append((c, group, owner))
             for x in group:
                 taken.add(id(x))
-                covered |= x.covered
+                # a rival shown for what it competes with does not count as covering the question's
+                # words: a passage that adds them still earns its own place
+                if gain >= self.min_gain or len(groups) == 1:
+                    covered |= x.covered
         return groups
 
     def _group(self, c: _Cand, kind: str) -> tuple[list[_Cand], _Cand | None]:
