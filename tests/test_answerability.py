@@ -18,6 +18,8 @@ from tests.ask_fixtures import drone_store
     ("What percentage of turnover can the fine be?", "percentage"),
     ("How many members does the European Data Protection Board have?", "count"),
     ("How long must a PKCE code verifier be?", "count"),
+    ("How long must the authentication tag be when content is encrypted with AES GCM?", "count"),  # a length
+    ("How long must the logs be kept when the system is high-risk?", "duration"),
     ("By what date must each Member State have a sandbox up and running?", "date"),
     ("Who sits on the European AI Board?", "person_or_body"),
     ("Which authority is the lead supervisor for a company in several countries?", "person_or_body"),
@@ -249,6 +251,15 @@ def test_a_question_asking_for_a_limit_is_answered_by_a_value_stated_as_one(ques
     kind = predict_kind(question)
     assert asks_bound(question) is not ("How long does" in question or "does the server" in question)
     assert bool(answer_values(text, kind, question)) is answers, (kind, answer_values(text, kind))
+
+
+def test_a_year_like_number_that_counts_a_plural_noun_is_a_count_not_a_year():
+    text = "A key of size 2048 bits or larger MUST be used."
+    assert expressions(text, "date") == [] and expressions(text, "count") == ["2048"]
+    # a year stays a year where a word that dates stands before it, or nothing is counted after it
+    assert expressions("It applies from 2 August 2026 and in 2027 providers shall act.", "date") == [
+        "2 August 2026", "2027"]
+    assert expressions("The review takes place in 2028.", "count") == []
 
 
 def test_a_sum_asked_in_a_currency_is_not_answered_by_a_share():

@@ -51,7 +51,9 @@ _COND = r"^\W*(?:if|when|before|after|once|where|while|unless|for|in|as|since|un
 _RULES: list[tuple[str, re.Pattern[str]]] = [(k, re.compile(p, re.I)) for k, p in [
     ("percentage", r"\b(what|which)\s+(\S+\s+){0,4}(percentage|percent|per cent|share|proportion|fraction)\b|"
                    r"\bhow much of\b|\bwhat (\w+ ){0,2}rate\b(?! limit)|\bas an? (percentage|share|proportion)\b"),
-    ("count", r"^\W*how (long|big|large|wide) (must|may|should|can|is|are|could|would)\b[^?]*\bbe\W*$|"
+    # "how long must the tag be (when ...)?" asks for a length, not a period
+    ("count", r"^\W*how (long|big|large|wide) (must|may|should|can|is|are|could|would)\b[^?]*\bbe"
+              r"(?:\s+(?:when|if|where|once|under|with)\b[^?]*)?\W*$|"
               r"\bhow many (?!(\w+ )?" + _TIME_UNIT + r"\b)"),
     ("duration", rf"\bhow (long|soon|quickly|fast|often|frequently|early|late)\b|"
                  rf"\bhow many (\w+ )?{_TIME_UNIT}\b|\bhow much (\w+ )?(time|notice|leeway|tolerance|skew)\b|"
@@ -430,6 +432,9 @@ def expressions(text: str, kind: str) -> list[str]:
     masked = mask_references(text)  # a reference is neither a value nor a name ("Chapter III", "Article 6(2)")
     found = list(rx.finditer(masked))
     out = [m.group(0).strip() for m in found]
+    if kind == "date":
+        # "2048 bits" counts bits: a year-like number before a plural noun is no year
+        out = [x for x, m in zip(out, found) if not (re.fullmatch(r"(?:19|20)\d{2}", x) and _counts_noun(masked, m))]
     if kind == "count":
         # "one" is mostly a determiner ("one of the two serializations"), not a count, unless a bound
         # makes it one ("at least one sandbox", "no more than one"); "2025" is a year, unless it counts
@@ -437,11 +442,19 @@ def expressions(text: str, kind: str) -> list[str]:
         bounded = {m.group(1).lower() for m in _BOUNDED_ONE.finditer(masked)}
         out = [x for x, m in zip(out, found) if (x.lower() not in ("a", "an", "one", "single", "several", "half") or
                                                  x.lower() in bounded) and
-               not (re.fullmatch(r"(?:19|20)\d{2}", x) and not _COUNTED_AFTER.match(masked, m.end()))]
+               not (re.fullmatch(r"(?:19|20)\d{2}", x) and not _counts_noun(masked, m))]
     return [x for x in out if x]
 
 
 _COUNTED_AFTER = re.compile(r"\s+[a-z]+s\b")  # a plural noun right after a number: "2048 bits", "1000 iterations"
+# ... unless a word that dates stands before it ("in 2027 providers shall")
+_DATED_BEFORE = re.compile(rf"\b(?:in|since|until|by|from|before|after|during|year|{_MONTH})\s+$", re.I)
+
+
+def _counts_noun(masked: str, m: re.Match[str]) -> bool:
+    """Whether a year-like number counts the plural noun after it ("2048 bits"), so it is no year."""
+    before = masked[max(0, m.start() - 20):m.start()]
+    return bool(_COUNTED_AFTER.match(masked, m.end())) and not _DATED_BEFORE.search(before)
 
 
 _BOUNDED_ONE = re.compile(r"\b(?:at least|at most|no more than|not more than|more than|only|exactly|maximum of|"
