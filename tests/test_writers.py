@@ -493,3 +493,26 @@ def test_a_provision_of_another_unit_that_ties_with_the_first_is_quoted_beside_i
     # nor is a provision clearly behind (its source ranks much lower)
     behind = write(q, [source(1, "article-53", a53), source(2, "article-54", a54, score=0.1)])
     assert printed(behind.answer) == [a53]
+
+
+def test_rfc_bullets_and_definition_list_terms_are_the_points_of_a_lead_in():
+    """An RFC lists with "o  " bullets and with definition lists ("invalid_grant:  The ..."): both are the
+    points of the lead-in before them."""
+    text = ("The following additional error code is defined for the token revocation endpoint:\n\n"
+            "unsupported_token_type:  The authorization server does not support the revocation of the "
+            "presented token type.\n\n"
+            "invalid_token_hint:  The hint names a token type the server does not know.\n\n"
+            "Clients also follow these steps:\n\n"
+            "o  The client sends the token.\n\n"
+            "o  The server revokes the token.")
+    q = "Which error does a revocation endpoint return for a token type it does not support?"
+    d = write(q, [source(1, "rfc-7009", text)])
+    quotes = printed(d.answer)
+    assert quotes[0].startswith("The following additional error code")
+    assert any(x.startswith("unsupported_token_type:") for x in quotes)
+    from anchor_core.ask.writers import _all_candidates
+    cands = _all_candidates([source(1, "rfc-7009", text)], {})
+    lead = next(c for c in cands if c.text.startswith("Clients also"))
+    assert [p.text for p in lead.points] == ["o  The client sends the token.", "o  The server revokes the token."]
+    first = next(c for c in cands if c.text.startswith("The following"))
+    assert [p.marker for p in first.points] == ["unsupported_token_type:", "invalid_token_hint:"]

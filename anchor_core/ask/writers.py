@@ -315,8 +315,11 @@ class ExtractiveWriter:
         return Draft(answer="\n".join(lines), claims=claims, writer=self.name, notes=notes)
 
 
+# an enumerator: "(a)", "(iv)", "3.", "4.1.2.", "A.", a bullet ("—", "•", the RFCs' "o  "), or the term of a
+# definition list ("invalid_scope:  The requested scope is invalid")
 _POINT = re.compile(r"^\s*(?:\((?P<paren>[a-z]{1,4}|\d{1,3})\)|(?P<num>\d{1,3}(?:\.\d{1,3})*)\.(?=\s)|"
-                    r"(?P<letter>[A-Z])\.(?=\s)|(?P<bullet>[—–•*-])(?=\s))")
+                    r"(?P<letter>[A-Z])\.(?=\s)|(?P<bullet>[—–•*-]|o(?=\s{2}))(?=\s)|"
+                    r"(?P<term>\"?[a-z][a-z0-9]*(?:_[a-z0-9]+)+\"?):(?=\s))")
 _ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10, "xi": 11,
           "xii": 12, "xiii": 13, "xiv": 14, "xv": 15}
 _TITLE = re.compile(r"[.;:!?,][\"'”’)\]]*$")
@@ -407,6 +410,8 @@ def _key(m: re.Match[str]) -> tuple[str, int, str]:
         return f"num{len(parts)}", int(parts[-1]), ".".join(parts[:-1])
     if m.group("letter"):
         return "letter", ord(m.group("letter")) - 64, ""
+    if m.group("term"):
+        return "bullet", 0, ":"  # the terms of a definition list follow each other as bullets do
     return "bullet", 0, m.group("bullet")
 
 
