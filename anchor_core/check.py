@@ -77,6 +77,8 @@ def check(claims: Sequence[Claim], sources: Sequence[Source], *, scorer: Scorer,
         texts = [s.text for s in pool]
         against = contradiction.find(c.text, texts,
                                      min_about=contradiction.MIN_ABOUT if min_about is None else min_about)
+        if against is None and claim.verdict == "supported" and (min_about is None or min_about <= 1):
+            against = _quote_states_otherwise(atoms, pool)
         if against is not None:
             claim = _contradicted(claim, pool[against.source], against, units)
         elif claim.verdict != "supported":
@@ -86,6 +88,27 @@ def check(claims: Sequence[Claim], sources: Sequence[Source], *, scorer: Scorer,
                 claim = _restated(claim, pool[restated.source], restated, units)
         out.append(claim)
     return out
+
+
+def _quote_states_otherwise(atoms: list[Atom], pool: list[Source]) -> contradiction.Contradiction | None:
+    """The quote the scorer chose for an atom, when that very sentence states another number or date: the
+    sentence that best matches a claim and says something else contradicts it, it does not support it."""
+    index = {src.n: i for i, src in enumerate(pool)}
+    for atom in atoms:
+        a = atom.anchor
+        if a is None or not atom.supported or a.source not in index:
+            continue
+        src = pool[index[a.source]]
+        start, end = a.start - src.start, a.end - src.start
+        if src.text[start:end] != a.quote:
+            continue
+        # numbers and dates only: a paraphrase rewords modals, actors and conditions, and conflicts() read
+        # on its own sentence calls those rewordings conflicts (find() weighs them against the other
+        # sentences); a different number or date in the sentence that supports the claim is one
+        found = [c for c in contradiction.conflicts(a.quote, atom.text) if c.kind in ("number", "date")]
+        if found:
+            return contradiction.Contradiction(index[a.source], start, end, a.quote, a.score, found)
+    return None
 
 
 def _restated(claim: CheckedClaim, src: Source, found: contradiction.Support,

@@ -309,6 +309,8 @@ def _numbers(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
         date = is_month or _is_year(t) or any(0 <= k < len(ctoks) and _month(ctoks, k) for k in (j - 1, j + 1))
         for i in sorted(where.get(j, ())):
             s = stoks[i]
+            if _is_year(t) != _is_year(s) and not is_month:
+                continue  # a year lines up with a day number only by word order ("9 November 2018", "November 9")
             if (is_month and _month(stoks, i)) or (not is_month and (s.kind == "number" or _is_count(stoks, i))):
                 kind: Kind = "date" if date else "number"
                 return Conflict(kind, f"the source says {_unit(stoks, i)}, the claim {_unit(ctoks, j)}")
@@ -427,9 +429,13 @@ def _condition(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
     return None
 
 
+_ENUMERATOR = re.compile(r"^\s*(?:\d{1,3}\.(?=\s)|\(\d{1,3}\)|\([a-z]{1,4}\))\s*")
+
+
 def conflicts(sentence: str, claim: str) -> list[Conflict]:
-    """What in ``sentence`` states otherwise than ``claim`` (empty when nothing does)."""
-    stoks, ctoks = _words(sentence), _words(claim)
+    """What in ``sentence`` states otherwise than ``claim`` (empty when nothing does). A paragraph or point
+    number that opens either ("6.", "(b)") is structure, not a number the text states."""
+    stoks, ctoks = _words(_ENUMERATOR.sub("", sentence, count=1)), _words(_ENUMERATOR.sub("", claim, count=1))
     found = []
     for judge in (_modality, _negation, _numbers, _actor, _condition):
         c = judge(stoks, ctoks)

@@ -78,7 +78,7 @@ def claim_rows(limit: int | None) -> list[dict]:
 def run_claims(rows: list[dict]) -> list[dict]:
     from anchor_core import contradiction
     from anchor_core.anchoring import default_scorer
-    from anchor_core.check import check
+    from anchor_core.check import _quote_states_otherwise, check
     from anchor_core.report import Source
     from ingest import get_adapter
 
@@ -100,11 +100,13 @@ def run_claims(rows: list[dict]) -> list[dict]:
                      min_support=OFF)[0]
         found = contradiction.find(r["claim"], [text], min_about=0.0)
         restated = contradiction.support(r["claim"], [text], min_about=0.0)
+        # the stage's second test, as check() runs it: the scorer's own quote states otherwise
+        own = _quote_states_otherwise(base.atoms, [src]) if base.verdict == "supported" else None
         s_start = text.find(r["source_sentence"]) if r.get("start") is None else r["start"]
         quotes_source = found is not None and found.start < s_start + len(r["source_sentence"]) and \
             s_start < found.end
         out.append({"id": r["id"], "corpus": r["corpus"], "kind": r["kind"], "rule": r.get("rule", "paraphrase"),
-                    "base": base.verdict, "about": found.about if found else None,
+                    "base": base.verdict, "about": found.about if found else None, "own_quote": own is not None,
                     "support": restated.about if restated else None,
                     "conflicts": [c.kind for c in found.conflicts] if found else [],
                     "reason": found.reason if found else "", "quotes_source": quotes_source,
@@ -115,6 +117,8 @@ def run_claims(rows: list[dict]) -> list[dict]:
 def verdict(p: dict, tau: float, sigma: float = OFF) -> str:
     if p["about"] is not None and p["about"] >= tau:
         return "contradicted"
+    if p.get("own_quote") and tau <= 1:
+        return "contradicted"  # the stage is on and the scorer's own quote states otherwise
     if p["base"] != "supported" and p.get("support") is not None and p["support"] >= sigma:
         return "supported"
     return p["base"]
@@ -215,6 +219,10 @@ def run_wice(limit: int | None) -> tuple[list[dict], float]:
     for it in items:
         a = best_anchor(it.claim, it.source, scorer=scorer)
         found = contradiction.find(it.claim, [it.source])
+        own = [c for c in contradiction.conflicts(a.quote, it.claim) if c.kind in ("number", "date")] \
+            if found is None and a is not None and a.supported else []
+        if own:  # as anchor_core.check does: the scorer's own quote states another number or date
+            found = contradiction.Contradiction(0, a.start, a.end, a.quote, a.score, own)
         restated = found is None and contradiction.support(it.claim, [it.source]) is not None
         out.append({"label": it.label, "score": a.score if a is not None else 0.0, "contradicted": found is not None,
                     "restated": restated,

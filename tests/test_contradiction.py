@@ -178,3 +178,36 @@ def test_an_answer_whose_every_claim_is_contradicted_is_refused_showing_them(tmp
     assert "1 contradicted" in r.reason
     [c] = r.claims  # the refused draft keeps its claims, so a reviewer sees what the sources say
     assert c.verdict == "contradicted" and A5[c.contradiction.start:c.contradiction.end] == c.contradiction.quote
+
+
+def _atom(claim: str, text: str, quote: str):
+    from anchor_core.report import Atom, ClaimAnchor, Source
+
+    src = Source.given(1, "doc", text)
+    start = text.index(quote)
+    anchor = ClaimAnchor(source=1, unit_id="doc", quote=quote, start=start, end=start + len(quote), score=0.9,
+                         method="learned", threshold=0.47)
+    return [Atom(text=claim, supported=True, anchor=anchor)], [src]
+
+
+def test_the_scorer_s_own_quote_stating_another_number_contradicts_the_claim():
+    from anchor_core.check import _quote_states_otherwise
+
+    text = "My last film released five years back. We spent one year writing it. It opens in May."
+    atoms, pool = _atom("They spent three years writing it.", text, "We spent one year writing it.")
+    found = _quote_states_otherwise(atoms, pool)
+    assert found is not None and found.quote == "We spent one year writing it."
+    assert text[found.start:found.end] == found.quote and "one year" in found.reason
+    # the same number, a reworded modal or a paragraph number that differs is no contradiction here
+    assert _quote_states_otherwise(*_atom("They spent one year writing it.", text, "We spent one year writing it.")) \
+        is None
+    rule = "2. The processor shall notify the controller without undue delay."
+    assert _quote_states_otherwise(*_atom("1. The processor must notify the controller without undue delay.", rule,
+                                          rule)) is None
+
+
+def test_a_year_does_not_line_up_with_a_day_number():
+    assert contradiction.conflicts("In cinemas November 9, on DVD 12th November.",
+                                   "It was released on 9 November 2018, with a DVD.") == []
+    assert [c.kind for c in contradiction.conflicts("The report is due on 9 November 2019.",
+                                                    "The report is due on 9 November 2018.")] == ["date"]
