@@ -516,3 +516,25 @@ def test_rfc_bullets_and_definition_list_terms_are_the_points_of_a_lead_in():
     assert [p.text for p in lead.points] == ["o  The client sends the token.", "o  The server revokes the token."]
     first = next(c for c in cands if c.text.startswith("The following"))
     assert [p.marker for p in first.points] == ["unsupported_token_type:", "invalid_token_hint:"]
+
+
+def test_an_rfc_definition_list_runs_on_over_the_further_sentences_of_each_term():
+    """RFC 6750's error codes: a term on a line of its own, its definition indented below it, often in
+    several sentences; the list goes on to the next term and ends at a line back at the lead-in's depth."""
+    text = ("   When a request fails, the server includes one of the following error codes:\n\n"
+            "     invalid_request\n"
+            "           The request is missing a required parameter.  The server SHOULD respond\n"
+            "           with the HTTP 400 (Bad Request) status code.\n\n"
+            "     invalid_token\n"
+            "           The access token provided is expired, revoked, malformed, or invalid.\n"
+            "           The server SHOULD respond with the HTTP 401 (Unauthorized) status code.\n\n"
+            "   If the request lacks any authentication information, the server SHOULD NOT include an error code.")
+    from anchor_core.ask.writers import _all_candidates
+    cands = _all_candidates([source(1, "rfc-6750", text)], {})
+    lead = next(c for c in cands if c.text.startswith("When a request fails"))
+    assert [p.marker for p in lead.points] == ["invalid_request", "invalid_token"]
+    after = next(c for c in cands if c.text.startswith("If the request lacks"))
+    assert after.lead is None and after not in lead.points
+    q = "Which error code does the server return when the access token has expired or been revoked?"
+    quotes = printed(write(q, [source(1, "rfc-6750", text)]).answer)
+    assert quotes[0].startswith("When a request fails") and any(x.startswith("invalid_token") for x in quotes)

@@ -316,10 +316,10 @@ class ExtractiveWriter:
 
 
 # an enumerator: "(a)", "(iv)", "3.", "4.1.2.", "A.", a bullet ("—", "•", the RFCs' "o  "), or the term of a
-# definition list ("invalid_scope:  The requested scope is invalid")
+# definition list ("invalid_scope:  The requested scope is invalid", or the term on a line of its own)
 _POINT = re.compile(r"^\s*(?:\((?P<paren>[a-z]{1,4}|\d{1,3})\)|(?P<num>\d{1,3}(?:\.\d{1,3})*)\.(?=\s)|"
                     r"(?P<letter>[A-Z])\.(?=\s)|(?P<bullet>[—–•*-]|o(?=\s{2}))(?=\s)|"
-                    r"(?P<term>\"?[a-z][a-z0-9]*(?:_[a-z0-9]+)+\"?):(?=\s))")
+                    r"(?P<term>\"?[a-z][a-z0-9]*(?:_[a-z0-9]+)+\"?)(?::(?=\s)|[ \t]*\n))")
 _ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10, "xi": 11,
           "xii": 12, "xiii": 13, "xiv": 14, "xv": 15}
 _TITLE = re.compile(r"[.;:!?,][\"'”’)\]]*$")
@@ -511,6 +511,14 @@ def _unit_sentences(text: str, lo: int, hi: int) -> tuple[Sentence, ...]:
     return tuple(Sentence(lo + x.start, lo + x.end, x.text) for x in sentences(text[lo:hi], max_chars=None))
 
 
+def _column(c: _Cand) -> int | None:
+    """The column a candidate starts at when it starts a line of its source, else ``None`` (it goes on in
+    the line of the sentence before it)."""
+    before = c.src.text[: c.start]
+    line = before[before.rfind("\n") + 1:]
+    return len(line) if not line.strip() else None
+
+
 def _link(out: list[_Cand]) -> list[_Cand]:
     """Link each lead-in (a sentence ending with a colon) to the enumerated points that follow it."""
     for i, c in enumerate(out):
@@ -519,9 +527,15 @@ def _link(out: list[_Cand]) -> list[_Cand]:
         prev: tuple[str, int, str] | None = None
         nested = False  # inside the points of a point that is itself a lead-in
         last = c
+        col = _column(c)
         for p in out[i + 1:]:
             m = _POINT.match(p.text)
             if m is None:
+                # a further sentence of the last point (an RFC definition runs on: "invalid_token / The
+                # access token provided is expired ... The resource SHOULD respond with ..."): one that
+                # goes on in the same line, or a line indented deeper than the lead-in, does not end the list
+                if c.points and not p.outside and ((pc := _column(p)) is None or (col is not None and pc > col)):
+                    continue
                 break
             opens = last.text.rstrip().endswith(":")
             if prev is None:
