@@ -272,8 +272,8 @@ def _stop_ends_sentence(text: str, a: int, pos: int, nxt: int, b: int) -> bool:
     if nxt >= b:
         return True
     follow = text[nxt]
-    if follow.islower() or follow in ",;:%)]}":
-        return False
+    if follow.islower() or follow in ",;:%)]}/=|&+":
+        return False  # nor before a symbol no sentence opens with: an ABNF's `"-" / "." / "_"`, `a = b`
     if text[pos] != ".":
         return True  # ! ? … before a capital
     token, token_start = _word_before(text, pos, a)

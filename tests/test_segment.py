@@ -369,3 +369,14 @@ def test_wice_boundaries_after_full_stops_are_recovered() -> None:
                 hit += pos in predicted
     assert total > 500
     assert hit / total > 0.95
+
+
+def test_a_stop_before_a_symbol_no_sentence_opens_with_does_not_end_the_sentence():
+    """An RFC's ABNF alternatives (`"-" / "." / "_"`) and assignments keep their sentence whole."""
+    text = ('code_verifier = high-entropy cryptographic random STRING using the\n   unreserved characters '
+            '[A-Z] / [a-z] / [0-9] / "-" / "." / "_" / "~"\n   from Section 2.3 of [RFC3986], with a minimum '
+            'length of 43 characters\n   and a maximum length of 128 characters.\n\n   ABNF for "code_verifier" '
+            'is as follows.')
+    got = [s.text for s in split_sentences(text)]
+    assert len(got) == 2 and got[0].endswith("maximum length of 128 characters.")
+    assert all(text[s.start:s.end] == s.text for s in split_sentences(text))
