@@ -538,3 +538,16 @@ def test_an_rfc_definition_list_runs_on_over_the_further_sentences_of_each_term(
     q = "Which error code does the server return when the access token has expired or been revoked?"
     quotes = printed(write(q, [source(1, "rfc-6750", text)]).answer)
     assert quotes[0].startswith("When a request fails") and any(x.startswith("invalid_token") for x in quotes)
+
+
+def test_a_version_number_is_one_term_not_its_digits():
+    """"3.6.0" in the question picks the 3.6.0 line of a release schedule, not 2.6's line that shares its
+    digits and more of its words."""
+    schedule = ("Release schedule:\n\n- 2.6 final: Python 2.6 final is planned to come out on 2008-10-01\n\n"
+                "- 3.6.0 final: 2016-12-23")
+    from anchor_core.text import query_terms
+
+    q = "On what day did the final Python 3.6.0 come out?"
+    ts = query_terms(q)  # as ask passes them: "3", "6", "0" are terms too
+    d = ExtractiveWriter(max_sentences=1).write(q, [source(1, "pep-494", schedule)], ts, {t: 1.0 for t in ts})
+    assert any(x.startswith("- 3.6.0 final") for x in printed(d.answer))

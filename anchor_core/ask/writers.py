@@ -149,9 +149,16 @@ class ExtractiveWriter:
         (optional: per unit, the spans of its references with the cited target's title) lets a sentence be
         read with what it cites ("Chapters I and II shall apply" cites "Prohibited AI practices")."""
         q = {stem(t): weights.get(t, 1.0) for t in terms}
+        # a version or section number ("3.6.0", "4.1.2") is one term, as specific as the rarest word: its
+        # digits alone ("3", "6", "0") would match "2.6" as well
+        dotted = {f"#{x}": max(q.values(), default=1.0) for x in _DOTTED.findall(question)}
+        q.update(dotted)
         total = sum(q.values()) or 1.0
         kind = analyse(question).kind
         cands = [c for c in _all_candidates(sources, units or {}) if not c.outside]
+        if dotted:
+            for c in cands:
+                c.stems |= {f"#{x}" for x in _DOTTED.findall(c.text)}
         if cited:
             _read_cited(cands, cited)
         if not cands:
@@ -378,6 +385,8 @@ _HANDS_OVER = (r"\b(?:listed|set out|specified|laid down|referred to|contained|d
                r"mentioned|identified|indicated|as defined)\s+(?:in|under)\s+")
 
 
+_DOTTED = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![\w]|\.\d)")  # "3.6.0", "4.1.2", not "3." ending a sentence
+
 _MIN_LIST = 3
 """Enumerated passages a source unit must hold to count as a list when none of them follows a lead-in
 (two numbered paragraphs are not one; the points under "The following information shall be provided:" are)."""
@@ -440,8 +449,11 @@ def _is_bullet(marker: str) -> bool:
 
 def _quotable(text: str) -> bool:
     n = len(words(text))
-    if _POINT.match(text) and n >= 1 and _TITLE.search(text) is not None:
+    m = _POINT.match(text)
+    if m and n >= 1 and _TITLE.search(text) is not None:
         return True  # a point of one word is a list item ("— terrorism,"), not a title line
+    if m and m.group("bullet") and n >= 2:
+        return True  # a bulleted line is an item, punctuated or not ("- 3.6.0 final: 2016-12-23")
     return n >= 2 and (n >= 8 or _TITLE.search(text) is not None)
 
 
