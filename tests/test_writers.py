@@ -551,3 +551,13 @@ def test_a_version_number_is_one_term_not_its_digits():
     ts = query_terms(q)  # as ask passes them: "3", "6", "0" are terms too
     d = ExtractiveWriter(max_sentences=1).write(q, [source(1, "pep-494", schedule)], ts, {t: 1.0 for t in ts})
     assert any(x.startswith("- 3.6.0 final") for x in printed(d.answer))
+
+
+def test_an_entry_of_a_references_section_is_never_quoted():
+    text = ("Translated documentation will be hosted on python.org under a language tag.\n\n"
+            "[22] [Python-Dev] Translated Python documentation: doc vs docs\n"
+            "   (https://mail.python.org/pipermail/python-dev/2017-February/147472.html)\n\n"
+            "[RFC6749]  Hardt, D., Ed., \"The OAuth 2.0 Authorization Framework\", RFC 6749, October 2012.")
+    from anchor_core.ask.writers import _all_candidates
+    texts = [c.text for c in _all_candidates([source(1, "pep-545", text)], {})]
+    assert texts == ["Translated documentation will be hosted on python.org under a language tag."]

@@ -447,7 +447,14 @@ def _is_bullet(marker: str) -> bool:
     return m is not None and m.group("bullet") is not None
 
 
+# an entry of a references or footnotes section: "[22] [Python-Dev] Translated ...", ".. [#hg] Mercurial",
+# "[RFC6749]  Hardt, D., ..." (it names a source; it answers nothing)
+_CITATION_ENTRY = re.compile(r"^\s*(?:\.\.\s+)?\[(?:\d+|#?[\w.-]+)\]\s")
+
+
 def _quotable(text: str) -> bool:
+    if _CITATION_ENTRY.match(text):
+        return False
     n = len(words(text))
     m = _POINT.match(text)
     if m and n >= 1 and _TITLE.search(text) is not None:
