@@ -254,3 +254,25 @@ def test_the_measured_note_reports_each_topic_beside_the_trivial_answer():
     note = A.measured(test, base)
     assert note.startswith("measured on 20 held-out descriptions")
     assert "prohibited 16/20 [answering 'none': 15/20]" in note and "high-risk 15/20 (4 unclear)" in note
+
+
+@pytest.mark.parametrize("description, role", [
+    ("We are building software that screens job applications for recruiters.", "provider"),
+    ("Our start-up develops a system that sorts emergency calls.", "provider"),
+    ("An image generator, released by our lab for anyone to use, that draws from prompts.", "provider"),
+    ("Our HR department uses a purchased tool to decide who gets promoted.", "deployer"),
+    ("The municipal welfare office uses software to check benefit claims.", "deployer"),
+    ("Cameras run by the airport authority pick out travellers on a watchlist.", "deployer"),
+    ("Polygraph-style software that law enforcement officers use to analyse answers.", "deployer"),
+    ("A company-wide chatbot that we built ourselves and use internally.", "both"),
+    # who does what is not said: a system's own verbs, a private person's use, someone else's product
+    ("A robotic lawnmower that uses its camera to avoid running over pets.", None),
+    ("A mobile app that lets users paste their friends' faces into film scenes.", None),
+    ("A streaming service's AI that composes music and releases it under invented names.", None),
+])
+def test_the_role_is_read_from_who_develops_and_who_uses(description, role):
+    """Article 3(3)-(4) define the roles by acts: developing or placing on the market under one's own name
+    (provider), using under one's authority (deployer)."""
+    from anchor_core.ask.assess import role_from_text
+
+    assert role_from_text(description) == role

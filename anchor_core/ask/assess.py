@@ -10,7 +10,8 @@ On a corpus with a topic map (``data/assess_<corpus>.json``; the EU AI Act ships
     against each point of Annex III (Article 6(2)) and each act listed in Annex I (Article 6(1),
     a safety component of such a product): high-risk under which point, or "not high-risk";
 ``roles``
-    provider or deployer from the description (against the definitions of Article 3), or "not
+    provider or deployer from what the description says who does (:func:`role_from_text`: "we
+    develop", "the office uses"), else from its similarity to the definitions of Article 3, or "not
     stated" with both lists clearly marked; the obligations (Articles 16-27) apply only to a
     high-risk system;
 ``transparency``
@@ -355,11 +356,56 @@ def score_all(ev: Evidence, cs: Candidates, description: str, background_mask: n
 
 ROLES = ("provider", "deployer", "both")
 
+# The two roles are defined by acts (Article 3(3) and (4)): a provider develops an AI system, or has it
+# developed, and places it on the market or puts it into service under its own name; a deployer uses one
+# under its authority. A description states a role when it says who does which: "we develop", "our
+# start-up sells" (the writer's own organisation), "the welfare office uses", "run by the airport
+# authority". A provider's act said of someone else ("a streaming service's AI releases music") states
+# nothing about the reader; a person using an app for themselves ("users paste faces") deploys nothing.
+_SELF = (r"\b(?:we|our(?:\s+[\w'-]+){0,3}?)\s+(?:(?:are|is|have|has|also|now|then|will|currently|already|"
+         r"ourselves|plan\s+to|want\s+to|[a-z]+ly)\s+){0,2}")
+_PROVIDER_ACTS = (r"(?:build|builds|built|building|develop|develops|developed|developing|make|makes|made|making|"
+                  r"manufacture|manufactures|manufactured|sell|sells|sold|selling|offer|offers|offered|"
+                  r"supply|supplies|supplied|train|trains|trained|design|designs|designed|create|creates|created|"
+                  r"market|markets|marketed|provide|provides|provided)\b")
+_DEPLOYER_ACTS = (r"(?:use|uses|used|using|run|runs|ran|operate|operates|operated|deploy|deploys|deployed|"
+                  r"buy|buys|bought|purchase|purchased|license|licenses|licensed|install|installs|installed)\b")
+_PRIVATE = r"(?:users?|customers?|consumers?|people|players?|shoppers?|students?|pupils?|visitors?|citizens?|anyone)"
+_SELF_PROVIDES = re.compile(_SELF + _PROVIDER_ACTS + r"|\b(?:developed|built|made|released|trained|sold|offered|"
+                            r"designed|created)\s+by\s+(?:us|our)\b", re.I)
+_SELF_DEPLOYS = re.compile(_SELF + r"(?:(?:[\w-]+\s+){1,2}and\s+)?" + _DEPLOYER_ACTS, re.I)  # "we built it and use"
+# someone else's use: a subject that is neither a private person nor the system itself ("a lawnmower that
+# uses its camera") nor a function word ("for anyone to use"); "used to" is a habit, "used by" the passive
+_NOT_USER = rf"(?!(?:{_PRIVATE}|that|which|it|its|this|to|and|or|can|may|will|would|could|should|must)\b)"
+_OTHER_DEPLOYS = re.compile(rf"\b{_NOT_USER}[a-z]+\s+(?:plans? to |now )?{_DEPLOYER_ACTS}(?<!used)(?!\s+by\b)|"
+                            rf"\b(?:used|run|operated|deployed|installed)\s+by\s+{_NOT_USER}", re.I)
+
+
+def role_from_text(description: str) -> str | None:
+    """The role a description states by its verbs (``provider``, ``deployer``, ``both``), ``None`` when
+    it says nothing of who develops or uses the system.
+
+    >>> [role_from_text(d) for d in ("We are building software that ranks job applicants.",
+    ...     "Our HR department uses a purchased tool.", "A chatbot that we built ourselves and use internally.",
+    ...     "Cameras run by the airport authority.", "A mobile app that lets users paste faces into films.")]
+    ['provider', 'deployer', 'both', 'deployer', None]
+    """
+    provides = _SELF_PROVIDES.search(description) is not None
+    deploys = _SELF_DEPLOYS.search(description) is not None
+    if provides and deploys:
+        return "both"
+    if provides:
+        return "provider"
+    if deploys or _OTHER_DEPLOYS.search(description):
+        return "deployer"
+    return None
+
 
 def decide(m: dict[str, Any], cs: Candidates, s: Scores, th: dict[str, dict[str, float]],
-           role_given: str | None = None) -> list[Decision]:
+           role_given: str | None = None, description: str = "") -> list[Decision]:
     """The decision of every topic from the scores; ``role_given`` (provider, deployer, both) is the
-    reviewer's statement of the role, used instead of the one read from the description."""
+    reviewer's statement of the role, used instead of the one read from the description: by its verbs
+    (:func:`role_from_text`), else by its similarity to the definitions."""
     units = cs.units
     out: list[Decision] = []
 
@@ -436,8 +482,11 @@ def decide(m: dict[str, Any], cs: Candidates, s: Scores, th: dict[str, dict[str,
     rs = {c.key: float(v) for c, v in zip(cs.roles, s.roles, strict=True)}
     thr = th["role"]
     pv, dv = rs.get("provider", 0.0), rs.get("deployer", 0.0)
+    stated = role_from_text(description) if description and role_given is None else None
     if role_given is not None:
         role = role_given
+    elif stated is not None:
+        role = stated
     elif pv >= thr["hi"] and dv >= thr["hi"] and abs(pv - dv) < thr["margin"]:
         role = "both"
     elif pv >= thr["hi"] and pv - dv >= thr["margin"]:
@@ -657,7 +706,7 @@ def assess(description: str, *, store: Store, embedder: Embedder | None, corpus:
                          f"({err.args[0]}); re-ingest it with its adapter (anchor ingest {corpus})") from err
     ev = evidence_for(embedder, corpus, fit or {"background": []})
     s = score_all(ev, cs, d)
-    return Assessment(description=d, corpus=corpus, decisions=decide(m, cs, s, thresholds(fit), role),
+    return Assessment(description=d, corpus=corpus, decisions=decide(m, cs, s, thresholds(fit), role, d),
                       notes=notes, model=embedder.model_id)
 
 
