@@ -102,10 +102,7 @@ def _quote_states_otherwise(atoms: list[Atom], pool: list[Source]) -> contradict
         start, end = a.start - src.start, a.end - src.start
         if src.text[start:end] != a.quote:
             continue
-        # numbers and dates only: a paraphrase rewords modals, actors and conditions, and conflicts() read
-        # on its own sentence calls those rewordings conflicts (find() weighs them against the other
-        # sentences); a different number or date in the sentence that supports the claim is one
-        found = [c for c in contradiction.conflicts(a.quote, atom.text) if c.kind in ("number", "date")]
+        found = contradiction.numeric_conflicts(a.quote, atom.text)
         if found:
             return contradiction.Contradiction(index[a.source], start, end, a.quote, a.score, found)
     return None

@@ -448,6 +448,14 @@ def conflicts(sentence: str, claim: str) -> list[Conflict]:
     return found
 
 
+def numeric_conflicts(sentence: str, claim: str) -> list[Conflict]:
+    """The conflicts of ``sentence`` with ``claim`` that hold read on that sentence alone: another number or
+    date. A paraphrase rewords modals, actors and conditions, and :func:`conflicts` on its own sentence
+    calls those rewordings conflicts (:func:`find` weighs them against the other sentences); a different
+    number or date in the sentence that supports a claim is one."""
+    return [c for c in conflicts(sentence, claim) if c.kind in ("number", "date")]
+
+
 def find(claim: str, texts: Sequence[str], *, min_about: float = MIN_ABOUT) -> Contradiction | None:
     """The sentence of ``texts`` the claim is about, when it states otherwise; ``None`` otherwise.
 

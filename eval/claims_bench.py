@@ -219,8 +219,8 @@ def run_wice(limit: int | None) -> tuple[list[dict], float]:
     for it in items:
         a = best_anchor(it.claim, it.source, scorer=scorer)
         found = contradiction.find(it.claim, [it.source])
-        own = [c for c in contradiction.conflicts(a.quote, it.claim) if c.kind in ("number", "date")] \
-            if found is None and a is not None and a.supported else []
+        own = contradiction.numeric_conflicts(a.quote, it.claim) if found is None and a is not None and a.supported \
+            else []
         if own:  # as anchor_core.check does: the scorer's own quote states another number or date
             found = contradiction.Contradiction(0, a.start, a.end, a.quote, a.score, own)
         restated = found is None and contradiction.support(it.claim, [it.source]) is not None

@@ -241,16 +241,24 @@ def test_a_value_in_a_unit_far_from_the_asked_one_does_not_answer(question, text
     ("What is the maximum lifetime of an access token?", "The token will expire in one hour.", False),
     ("What is the minimum length of a project name?", "The lines between these two roles are blurry.", False),
     ("What is the maximum length of a name?", "A name is between 2 and 64 characters long.", True),
-    # a question that asks for no limit takes any value of its kind
-    ("How long does the token live?", "The token will expire in one hour.", True),
-    ("How many URIs does the server compare?", "The server MUST compare the two URIs.", True),
 ])
 def test_a_question_asking_for_a_limit_is_answered_by_a_value_stated_as_one(question, text, answers):
     from anchor_core.ask.question import answer_values, asks_bound, predict_kind
 
     kind = predict_kind(question)
-    assert asks_bound(question) is not ("How long does" in question or "does the server" in question)
+    assert asks_bound(question)
     assert bool(answer_values(text, kind, question)) is answers, (kind, answer_values(text, kind))
+
+
+@pytest.mark.parametrize("question, text", [
+    ("How long does the token live?", "The token will expire in one hour."),
+    ("How many URIs does the server compare?", "The server MUST compare the two URIs."),
+])
+def test_a_question_asking_for_no_limit_takes_any_value_of_its_kind(question, text):
+    from anchor_core.ask.question import answer_values, asks_bound, predict_kind
+
+    assert not asks_bound(question)
+    assert answer_values(text, predict_kind(question), question) != []
 
 
 def test_a_year_like_number_that_counts_a_plural_noun_is_a_count_not_a_year():

@@ -434,7 +434,7 @@ def expressions(text: str, kind: str) -> list[str]:
     out = [m.group(0).strip() for m in found]
     if kind == "date":
         # "2048 bits" counts bits: a year-like number before a plural noun is no year
-        out = [x for x, m in zip(out, found) if not (re.fullmatch(r"(?:19|20)\d{2}", x) and _counts_noun(masked, m))]
+        out = [x for x, m in zip(out, found) if not (_YEAR_LIKE.fullmatch(x) and _counts_noun(masked, m))]
     if kind == "count":
         # "one" is mostly a determiner ("one of the two serializations"), not a count, unless a bound
         # makes it one ("at least one sandbox", "no more than one"); "2025" is a year, unless it counts
@@ -442,10 +442,11 @@ def expressions(text: str, kind: str) -> list[str]:
         bounded = {m.group(1).lower() for m in _BOUNDED_ONE.finditer(masked)}
         out = [x for x, m in zip(out, found) if (x.lower() not in ("a", "an", "one", "single", "several", "half") or
                                                  x.lower() in bounded) and
-               not (re.fullmatch(r"(?:19|20)\d{2}", x) and not _counts_noun(masked, m))]
+               not (_YEAR_LIKE.fullmatch(x) and not _counts_noun(masked, m))]
     return [x for x in out if x]
 
 
+_YEAR_LIKE = re.compile(r"(?:19|20)\d{2}")
 _COUNTED_AFTER = re.compile(r"\s+[a-z]+s\b")  # a plural noun right after a number: "2048 bits", "1000 iterations"
 # ... unless a word that dates stands before it ("in 2027 providers shall")
 _DATED_BEFORE = re.compile(rf"\b(?:in|since|until|by|from|before|after|during|year|{_MONTH})\s+$", re.I)

@@ -533,8 +533,8 @@ def _unit_sentences(text: str, lo: int, hi: int) -> tuple[Sentence, ...]:
 def _column(c: _Cand) -> int | None:
     """The column a candidate starts at when it starts a line of its source, else ``None`` (it goes on in
     the line of the sentence before it)."""
-    before = c.src.text[: c.start]
-    line = before[before.rfind("\n") + 1:]
+    text = c.src.text
+    line = text[text.rfind("\n", 0, c.start) + 1:c.start]
     return len(line) if not line.strip() else None
 
 
