@@ -227,6 +227,25 @@ def test_a_value_in_a_unit_far_from_the_asked_one_does_not_answer(question, text
 
 
 @pytest.mark.parametrize("question, text, answers", [
+    # "in which year" asks for a point on the calendar: a period does not answer it ...
+    ("In which year do the rules on AI models apply?", "The rules on AI models apply for three years.", False),
+    ("On what date does the Regulation apply?", "The Regulation shall apply within six months.", False),
+    ("In which year do the rules apply?", "It shall apply from 2 August 2025.", True),
+    # ... while a deadline asked "by when" may be a date or a period
+    ("By when must the controller reply?", "The controller shall reply within one month.", True),
+    ("By when must the controller reply?", "The controller shall reply by 25 May 2018.", True),
+])
+def test_a_question_asking_for_a_calendar_point_is_not_answered_by_a_period(question, text, answers):
+    from anchor_core.ask.answerable import accepted_kinds
+    from anchor_core.ask.question import answer_values, predict_kind
+
+    kind = predict_kind(question)
+    assert kind == "date"
+    assert any(answer_values(text, k, question) for k in accepted_kinds(question, kind)) is answers
+    assert relevance(question, [text]).addressed is answers
+
+
+@pytest.mark.parametrize("question, text, answers", [
     # a question that asks for a limit is answered by a value stated as one ...
     ("What is the maximum fine for a prohibited practice?", "It is subject to fines of up to EUR 35 000 000.", True),
     ("What is the highest fine?", "The Commission may impose fines not exceeding 3 % of turnover.", True),

@@ -47,6 +47,7 @@ from anchor_core.ask.question import (
     analyse,
     answer_values,
     asked_unit,
+    asks_calendar_point,
     counted,
     counts_time,
     has_number,
@@ -65,6 +66,29 @@ ACCEPTS: dict[str, tuple[str, ...]] = {
 }
 KIND_NOUN = {"date": "date", "duration": "period or deadline", "amount": "amount", "percentage": "percentage",
              "count": "number", "person_or_body": "person or body", "place": "place"}
+
+
+def accepted_kinds(question: str, kind: str) -> tuple[str, ...]:
+    """The kinds of expression that can answer a question of ``kind`` (:data:`ACCEPTS`), narrowed by
+    what the question's wording asks for.
+
+    >>> accepted_kinds("When must we reply?", "date"), accepted_kinds("In which year does it apply?", "date")
+    (('date', 'duration'), ('date',))
+    >>> accepted_kinds("Within how many hours?", "duration"), accepted_kinds("What fee in US dollars?", "amount")
+    (('duration',), ('amount',))
+    """
+    accepts = ACCEPTS.get(kind, ())
+    # "how many days" asks for a quantity of time: a calendar date, "by 2 August" or "without undue
+    # delay" is not one
+    if kind == "duration" and counts_time(question):
+        return ("duration",)
+    # "in which year" asks for a point on the calendar: "three years" is not one
+    if kind == "date" and asks_calendar_point(question):
+        return ("date",)
+    # "in US dollars" asks for a sum of money: a share of turnover is not one
+    if kind == "amount" and (asked_unit(question) or ("",))[0] == "money":
+        return ("amount",)
+    return accepts
 
 
 @dataclass
@@ -130,15 +154,8 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     known = [p for p in parts if idf[p]]
     total = sum(idf[p] for p in known)
     stems = {p: stem(p) for p in known}
-    accepts = ACCEPTS.get(a.kind, ())
-    # "how many days" asks for a quantity of time: a calendar date, "by 2 August" or "without undue
-    # delay" is not one
+    accepts = accepted_kinds(question, a.kind)
     time_amount = a.kind == "duration" and counts_time(question)
-    if time_amount:
-        accepts = ("duration",)
-    # "in US dollars" asks for a sum of money: a share of turnover is not one
-    if a.kind == "amount" and (asked_unit(question) or ("",))[0] == "money":
-        accepts = ("amount",)
     # a count answers "how many members" only next to "members", not as any number in the sentence
     unit_noun = stem(counted(question) or "") if a.kind == "count" else ""
     best_focus, best_tied = 0.0, 0.0

@@ -292,6 +292,23 @@ def counts_time(question: str) -> bool:
     return (asked_unit(question) or ("",))[0] == "time"
 
 
+_CALENDAR_POINT = re.compile(r"\b(?:what|which)\s+(?:\w+\s+)?(?:year|month|day|date)\b(?!\s+(?:of|after|before)\b)",
+                             re.I)
+
+
+def asks_calendar_point(question: str) -> bool:
+    """The question asks for a point on the calendar ("In which year ...", "On what date ...", "From
+    which day ..."), which a period ("three years", "within six months") is not, though a deadline
+    asked as "by when" may be either.
+
+    >>> asks_calendar_point("In which year do the rules apply?"), asks_calendar_point("By when must we reply?")
+    (True, False)
+    >>> asks_calendar_point("What day of the week is the meeting?")
+    False
+    """
+    return bool(_CALENDAR_POINT.search(question))
+
+
 def is_time_amount(expression: str) -> bool:
     """The expression states an amount of time in a unit ("72 hours", "one month").
 

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from anchor_core.ask.answerable import ACCEPTS, KIND_NOUN
+from anchor_core.ask.answerable import KIND_NOUN, accepted_kinds
 from anchor_core.ask.question import QuestionAnalysis, analyse, answer_values
 from anchor_core.embeddings import Embedder
 from anchor_core.report import Relevance
@@ -52,7 +52,7 @@ def relevance(question: str, claims: Sequence[str], *, weights: dict[str, float]
     if embedder is not None and claims:
         vecs = embedder.embed([question, *claims])
         cos = [float(v) for v in np.asarray(vecs[1:]) @ np.asarray(vecs[0])]
-    accepts = ACCEPTS.get(a.kind, ())
+    accepts = accepted_kinds(question, a.kind)
     marks, about_any, kind_any = [], False, False
     for i, text in enumerate(claims):
         have = {stem(w) for w in words(text)}

@@ -171,8 +171,9 @@ def ingest_uploads(store: Store, embedder: Embedder, files: Iterable[Upload | tu
         StoreError: the corpus exists with another embedder (nothing is read or written).
 
     Example:
-        >>> results = ingest_uploads(store, embedder, [("contract.pdf", pdf_bytes)], corpus="contracts")
-        >>> results[0].status, results[0].pages, results[0].structure
+        >>> files = [("contract.pdf", pdf_bytes)]  # doctest: +SKIP
+        >>> results = ingest_uploads(store, embedder, files, corpus="contracts")  # doctest: +SKIP
+        >>> results[0].status, results[0].pages, results[0].structure  # doctest: +SKIP
         ('ingested', 3, '6 numbered clauses, 1 schedule, a preamble, 12 numbered parts, 3 list items')
     """
     if max_mb <= 0:
