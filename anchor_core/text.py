@@ -18,6 +18,15 @@ same some through under until up very off once only s t just don should now
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 
 
+
+# Numbers written as words, by value ("seven calendar days", "thirty days").
+NUMBER_WORDS: dict[str, int] = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())}
+NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+                     "ninety": 90, "hundred": 100, "dozen": 12})
+
+
 def words(text: str) -> list[str]:
     """Lower-cased word tokens (letters and digits)."""
     return [w.lower() for w in _WORD.findall(text)]

@@ -47,6 +47,7 @@ from anchor_core.models import Filters, ParsedCorpus
 from anchor_core.named import use_adapters
 from anchor_core.retrieve import RetrievalSettings, retrieve
 from anchor_core.stores.sqlite import SQLiteStore
+from eval.bm25s_index import Bm25s
 from eval.data import BENCH, CORPORA
 from ingest import get_adapter
 
@@ -165,29 +166,19 @@ def ensure(store: SQLiteStore, embedder, adapter: str, rebuild: bool) -> ParsedC
 
 
 class Bm25sBaseline:
-    """Plain BM25 (bm25s defaults: Okapi, k1=1.5, b=0.75, English stop-words) over the stored
-    chunks' text (heading lead-in included, as the store indexes it), ranked by unit."""
+    """Plain BM25 (:class:`eval.bm25s_index.Bm25s`) over the stored chunks' text (heading lead-in
+    included, as the store indexes it), ranked by unit."""
 
     def __init__(self, store: SQLiteStore, corpus: str) -> None:
-        import bm25s
-
-        logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
-        self._bm25s = bm25s
         chunks = [c for cs in store.units_chunks(corpus, store.unit_ids(corpus),
                                                  Filters(exclude_kinds=["recital"])).values() for c in cs]
         self.units = [c.unit_id for c in chunks]
-        self.model = bm25s.BM25()
-        self.model.index(bm25s.tokenize([c.embed_text for c in chunks], stopwords="en", show_progress=False),
-                         show_progress=False)
+        self.index = Bm25s([c.embed_text for c in chunks])
 
     def units_for(self, question: str, k: int) -> list[str]:
-        tokens = self._bm25s.tokenize([question], stopwords="en", show_progress=False)
-        if not tokens.vocab:
-            return []
-        n = min(len(self.units), k * 8)
-        docs, _ = self.model.retrieve(tokens, k=n, show_progress=False)
+        docs, _ = self.index.top([question], k * 8)
         out: list[str] = []
-        for i in docs[0]:
+        for i in docs[0] if len(docs) else []:
             u = self.units[int(i)]
             if u not in out:
                 out.append(u)

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from eval.bm25s_index import Bm25s
 from eval.data import BENCH
 from eval.train_crossencoder import adgm_passages
 
@@ -163,22 +164,6 @@ class Encoder:
         return out
 
 
-class Lexical:
-    """Plain BM25 (bm25s, English stop-words) over the passages: hard negatives and the baseline."""
-
-    def __init__(self, texts: list[str]) -> None:
-        import bm25s
-
-        self.bm25s = bm25s
-        self.index = bm25s.BM25()
-        self.index.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
-
-    def top(self, questions: list[str], k: int) -> tuple[np.ndarray, np.ndarray]:
-        docs, scores = self.index.retrieve(self.bm25s.tokenize(questions, stopwords="en", show_progress=False),
-                                           k=k, show_progress=False, n_threads=1)
-        return docs, scores
-
-
 def train(enc: Encoder, questions: list[dict], qstates: dict[str, object], pstates: list, negatives: dict[str, int],
           *, epochs: int, batch: int, lr: float, seed: int, log=print) -> dict:
     torch = enc.torch
@@ -265,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     texts = [p["Passage"] for p in passages]
     questions = obliqa(passages)
     print(f"{len(questions)} ObliQA questions over {len(passages)} ADGM passages")
-    lex = Lexical(texts)
+    lex = Bm25s(texts)
     q_texts = [q["q"] for q in questions]
     lex_docs, lex_scores = lex.top(q_texts, 50)
     rng = random.Random(args.seed)

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 
-from anchor_core.text import STOP_WORDS, words
+from anchor_core.text import NUMBER_WORDS, STOP_WORDS, words
 
 KINDS = ("date", "duration", "amount", "percentage", "count", "person_or_body", "place", "list", "yes_no",
          "definition", "procedure", "other")
@@ -496,11 +496,7 @@ _SHARE = re.compile(r"%|\bper ?cent\b", re.I)
 _TIME_STEP = 60
 
 
-_WORD_VALUES: dict[str, float] = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty".split())}
-_WORD_VALUES.update({"a": 1, "an": 1, "half": 0.5, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90})
-
+_WORD_VALUES: dict[str, float] = {**NUMBER_WORDS, "a": 1, "an": 1, "half": 0.5}
 
 def _amount(text: str) -> float | None:
     """The number a value's words state before its unit ("72", "seven calendar", "a"), ``None`` if unread."""

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from anchor_core.text import STOP_WORDS
+from anchor_core.text import NUMBER_WORDS, STOP_WORDS
 
 NEGATORS = frozenset({"not", "no", "never", "without", "none", "nor", "neither", "cannot", "nothing", "nobody"})
 STRONG_MODALS = frozenset({"shall", "must"})
@@ -23,11 +23,7 @@ _CURRENCY = frozenset({"eur", "euro", "euros", "usd", "gbp", "chf", "$", "€", 
 _SCALES = {"thousand": 1e3, "million": 1e6, "millions": 1e6, "mn": 1e6, "billion": 1e9, "billions": 1e9,
            "bn": 1e9, "trillion": 1e12}
 # "one" is left out on purpose: "one of the ..." is rarely a quantity.
-_NUMBER_WORDS = {w: i for i, w in enumerate(
-    "zero _ two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen twenty".split()) if w != "_"}
-_NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-                      "ninety": 90, "hundred": 100, "dozen": 12})
+_NUMBER_WORDS = {w: v for w, v in NUMBER_WORDS.items() if w != "one"}
 
 _TOKEN = re.compile(
     r"""(?P<number>(?<![\w.,])(?:\d{1,3}(?:[ \u00a0\u202f]\d{3}(?!\d))+|\d+)(?:[.,]\d+)*)(?:st|nd|rd|th|s)?(?!\w)
