@@ -36,6 +36,12 @@ from tests.ask_fixtures import drone_store
     # "count" the verb asks for no number; the noun does
     ("Which types of data count as sensitive categories?", "list"),
     ("What is the maximum count of retries?", "count"),
+    # a rate named by several words is still a rate; "the name of the person" asks for a person
+    ("What is the maximum false positive rate allowed for remote biometric identification?", "percentage"),
+    ("What is the rate limit of the endpoint?", "other"),
+    ("What is the name of the person who chairs the Board?", "person_or_body"),
+    ("What is the name of the company that runs the registry?", "person_or_body"),
+    ("What is the name of the regulation?", "other"),
 ])
 def test_answer_kind_is_read_from_the_question(question, kind):
     assert predict_kind(question) == kind
@@ -224,6 +230,22 @@ def test_a_value_in_a_unit_far_from_the_asked_one_does_not_answer(question, text
     assert kind in ("duration", "amount")
     assert bool(answer_values(text, kind, question)) is answers
     assert answer_values(text, kind) != []  # without the question the value is still a value of its kind
+
+
+@pytest.mark.parametrize("text, answers", [
+    ("The Board shall have its seat in Brussels.", True),
+    ("The Authority is located in Abu Dhabi Global Market Square.", True),
+    # an institution or a description names no city
+    ("The AI Office shall also attend the Board's meetings, without taking part in the votes.", False),
+    ("The Board shall be composed of the head of one supervisory authority of each Member State.", False),
+    ("The Board shall meet at its premises in accordance with Article 5.", False),
+])
+def test_a_question_asking_for_a_city_is_answered_by_the_name_of_one(text, answers):
+    from anchor_core.ask.question import answer_values
+
+    question = "In which city does the European Board hold its meetings?"
+    assert predict_kind(question) == "place"
+    assert bool(answer_values(text, "place", question)) is answers
 
 
 @pytest.mark.parametrize("question, text, answers", [

@@ -50,7 +50,7 @@ _COND = r"^\W*(?:if|when|before|after|once|where|while|unless|for|in|as|since|un
 
 _RULES: list[tuple[str, re.Pattern[str]]] = [(k, re.compile(p, re.I)) for k, p in [
     ("percentage", r"\b(what|which)\s+(\S+\s+){0,4}(percentage|percent|per cent|share|proportion|fraction)\b|"
-                   r"\bhow much of\b|\bwhat (\w+ ){0,2}rate\b(?! limit)|\bas an? (percentage|share|proportion)\b"),
+                   r"\bhow much of\b|\bwhat (\S+ ){0,5}rate\b(?! limit)|\bas an? (percentage|share|proportion)\b"),
     # "how long must the tag be (when ...)?" asks for a length, not a period
     ("count", r"^\W*how (long|big|large|wide) (must|may|should|can|is|are|could|would)\b[^?]*\bbe"
               r"(?:\s+(?:when|if|where|once|under|with)\b[^?]*)?\W*$|"
@@ -66,7 +66,10 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [(k, re.compile(p, re.I)) for k, p i
                rf"eur|aed|kilobytes|bytes|megabytes)\b|\babove what (amount|level|size)\b|\b(paid|earn|cost)\W*$"),
     ("person_or_body", rf"^\W*(who|whom|whose)\b(?! (counts|is considered|qualifies) as)|\bto whom\b|"
                        rf"^\W*(to |by |with )?(which|what)\s+(\w+\s+){{0,2}}{_SING_BODY}\b|{_COND}(who|whom)\b|"
-                       rf"\bto which (\w+ )?{_SING_BODY}\b"),
+                       rf"\bto which (\w+ )?{_SING_BODY}\b|"
+                       # "what is the name of the person who chairs ...": a name is asked, not a description
+                       rf"\bname of (?:the |a |an )?(?:\w+ )?(?:{_SING_BODY}|individual|chair(?:person)?|head|director|"
+                       rf"company|firm)\b"),
     # "count" the noun, not the verb ("which kinds of data count as sensitive")
     ("count", r"\b(what|which)\s+(\S+\s+){0,5}(number|count(?!\s+(as|towards?|against)\b)|length|size|depth|"
               r"key size|iterations?)\b|"
@@ -108,7 +111,7 @@ _KIND_WORDS: dict[str, frozenset[str]] = {
     "percentage": frozenset("percentage percent cent share proportion fraction rate".split()),
     "count": frozenset("number count length size depth iterations times".split()),
     "date": frozenset("date day year month".split()),
-    "person_or_body": frozenset("person people body authority".split()),
+    "person_or_body": frozenset("person people body authority name".split()),
     "place": frozenset("place location country city address".split()),
 }
 
@@ -622,6 +625,10 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
     ['the Board']
     >>> answer_values("It shall act without undue delay.", "duration", "How many days?", numeric=True)
     []
+    >>> answer_values("The AI Office shall attend the meetings.", "place", "In which city does the Board meet?")
+    []
+    >>> answer_values("The Board shall have its seat in Brussels.", "place", "In which city does the Board meet?")
+    ['Brussels']
     """
     found = expressions(text, kind)
     if numeric:
@@ -634,6 +641,12 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
     if kind not in ("person_or_body", "place"):
         return found  # a number is the answer even when the question holds it too ("between two functions")
     found = [x for x in found if re.search(r"[A-Z]", x) or _BODY_WORD.search(x)]
+    if kind == "place" and _ASKS_SETTLEMENT.search(question):
+        # "in which city" is answered by the name of one, not by an institution ("the AI Office") or a
+        # description ("premises", "each Member State")
+        found = [x for x in found if _PLACE_NAME.fullmatch(x) and not _BODY_WORD.search(x)]
+        found += [m.group(1) for m in _IN_NAMED.finditer(text)
+                  if not _BODY_WORD.search(m.group(1)) and not _NOT_A_PLACE.match(m.group(1))]
     if not found:
         return []
     asked = {w.lower() for w in words(question)} | spelled_words(question, text)
@@ -642,6 +655,12 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
 
 # --- does a sentence have the shape of the asked kind? -----------------------------------------------------
 
+_ASKS_SETTLEMENT = re.compile(r"\b(?:city|cities|town|towns|capital)\b", re.I)
+# "in Brussels", "at Abu Dhabi": a name after a preposition of place (not "in Article 5", "in May")
+_IN_NAMED = re.compile(r"\b(?:in|at)\s+((?-i:[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)?))\b", re.I)
+_NOT_A_PLACE = re.compile(rf"(?:{STRUCTURE_WORDS}|{_MONTH}|Union|Member|Regulation|Directive|Decision|The|This|"
+                          r"That|Such|Each|Any|Accordance|Particular|Order|Case|Respect|Addition)\b", re.I)
+_PLACE_NAME = re.compile(r"(?:[A-Z][\w'’-]+)(?:\s+(?:(?:of|on|upon|de|al)\s+)?[A-Z][\w'’-]+)*")
 _DEFINES = re.compile(r"\bmeans\b|\bis defined as\b|\brefers? to\b|\bshall mean\b|\bis called\b|\bdenotes\b", re.I)
 _BODY_WORD = re.compile(rf"\b{_BODY_NOUN}\b|\brepresentatives?\b|\bexperts?\b", re.I)
 _STEPS = re.compile(r"\b(?:shall|must|should|first|then|after|before|following)\b", re.I)
