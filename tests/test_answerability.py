@@ -195,6 +195,21 @@ def test_a_value_ties_to_the_focus_only_in_its_own_sentence_not_through_a_linked
     assert assess(q, [citing, linked], weights=weights).tied == pytest.approx(1.0)
 
 
+def test_a_value_does_not_answer_for_what_its_sentence_exempts():
+    from anchor_core.ask.answerable import assess
+
+    passage = [_hit("funds-13.5.5", "A REIT other than a Qualified Investor Fund may borrow an amount not exceeding "
+                                    "65% of the gross asset value of the Fund.")]
+    weights = {w: 2.0 for w in ("reit", "qualified", "investor", "fund", "borrow", "gross", "asset", "public")}
+    exempted = assess("What share of its gross asset value may a REIT that is a Qualified Investor Fund borrow?",
+                      passage, weights=weights)
+    assert exempted.tied == 0.0 and exempted.expression == ""
+    assert exempted.focus == pytest.approx(1.0)  # the passage is about the question; it states no value for it
+    covered = assess("What share of its gross asset value may a REIT that is a Public Fund borrow?", passage,
+                     weights={**weights, "public": 0.0})
+    assert covered.expression == "65%" and covered.tied > 0.5
+
+
 def test_how_many_hours_is_not_answered_by_a_calendar_date():
     from anchor_core.ask.answerable import assess
 

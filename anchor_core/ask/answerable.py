@@ -186,7 +186,12 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
             # the value must sit in the sentence that talks about the focus (its unit heading aside,
             # and the unit at the other end of a reference that the sentence itself writes)
             text = h.text[s.start:s.end]
-            own = sent_stems[i] | heading
+            # what the sentence exempts is not what its value is about: "a REIT other than a Qualified
+            # Investor Fund may borrow up to 65%" states no limit for a Qualified Investor Fund, so its
+            # value does not answer a question about one
+            kept = exempted_removed(text)
+            own = {stem(w) for w in words(kept)} | heading
+            exempts_asked = kept != text and any(stems[p] in sent_stems[i] and stems[p] not in own for p in known)
             for raw, other in refs.get(h.unit_id, []):
                 if raw in text:
                     own = own | unit_stems.get(other, set())
@@ -195,7 +200,7 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
                 best_focus = cover
                 if not accepts:
                     out.sentence = text
-            if accepts and tie > best_tied:
+            if accepts and tie > best_tied and not exempts_asked:
                 found = [e for k in accepts for e in answer_values(text, k, question, numeric=a.numeric)]
                 if time_amount:
                     found = [e for e in found if is_time_amount(e)]
@@ -206,6 +211,23 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     out.focus = best_focus
     out.tied = best_tied if accepts else best_focus
     return out
+
+
+_EXEMPTION = re.compile(r"\b(?:other than|except(?: for)?|excluding|with the exception of|apart from|save for|"
+                        r"not including)\s+(?P<what>[^,;:()]{1,80}?)(?=\s+(?:may|must|shall|should|is|are|can|"
+                        r"will|which|who|that|where|if|and|or)\b|[,;:()]|$)", re.I)
+
+
+def exempted_removed(text: str) -> str:
+    """``text`` without the things it exempts: "A REIT other than a Qualified Investor Fund may
+    borrow ..." reads "A REIT may borrow ...".
+
+    >>> exempted_removed("A REIT other than a Qualified Investor Fund may borrow up to 65%.")
+    'A REIT may borrow up to 65%.'
+    >>> exempted_removed("All members except the Chair shall vote.")
+    'All members shall vote.'
+    """
+    return re.sub(r"\s{2,}", " ", _EXEMPTION.sub("", text))
 
 
 _TOKEN = re.compile(r"[\w'’-]+")
