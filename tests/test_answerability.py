@@ -195,6 +195,23 @@ def test_a_value_ties_to_the_focus_only_in_its_own_sentence_not_through_a_linked
     assert assess(q, [citing, linked], weights=weights).tied == pytest.approx(1.0)
 
 
+def test_a_question_asking_for_a_status_code_is_answered_only_by_one():
+    from anchor_core.ask.answerable import assess, reason
+
+    q = "What status code does a resource server return when a bearer token has expired?"
+    weights = {w: 2.0 for w in ("resource", "server", "return", "bearer", "token", "expired")}
+    silent = [_hit("rfc-6750", "The resource server rejects an expired bearer token and returns an error.")]
+    stated = [_hit("rfc-6750", "For an expired bearer token the resource server returns the HTTP 401 (Unauthorized) "
+                               "status code.")]
+    a = assess(q, silent, weights=weights)
+    assert a.focus > 0.8 and a.tied == 0.0 and a.asked == "status"
+    assert "state no status code" in reason(a)
+    b = assess(q, stated, weights=weights)
+    assert b.tied > 0.8 and b.expression == "HTTP 401 (Unauthorized)"
+    assert not relevance(q, [silent[0].text]).addressed and relevance(q, [stated[0].text]).addressed
+    assert "states no status code" in relevance(q, [silent[0].text]).reason
+
+
 def test_a_value_does_not_answer_for_what_its_sentence_exempts():
     from anchor_core.ask.answerable import assess
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from anchor_core.ask.question import fits_kind
+from anchor_core.ask.question import fits_kind, predict_kind
 from anchor_core.ask.writers import ExtractiveWriter, embed_cached
 from anchor_core.embeddings import HashEmbedder
 from anchor_core.report import CheckedClaim, ClaimAnchor, Report, Source
@@ -538,6 +538,42 @@ def test_an_rfc_definition_list_runs_on_over_the_further_sentences_of_each_term(
     q = "Which error code does the server return when the access token has expired or been revoked?"
     quotes = printed(write(q, [source(1, "rfc-6750", text)]).answer)
     assert quotes[0].startswith("When a request fails") and any(x.startswith("invalid_token") for x in quotes)
+
+
+def test_a_status_code_question_quotes_the_point_s_sentence_that_gives_the_status():
+    """"What status code ...?" asks for an HTTP status: the sentence of the matching error code that
+    gives it is quoted with that error code, not the error code alone or another code's status."""
+    from anchor_core.ask.writers import _all_candidates
+
+    text = ("   When a request fails, the server includes one of the following error codes:\n\n"
+            "     invalid_request\n"
+            "           The request is missing a required parameter.  The server SHOULD respond\n"
+            "           with the HTTP 400 (Bad Request) status code.\n\n"
+            "     invalid_token\n"
+            "           The access token provided is expired, revoked, malformed, or invalid.\n"
+            "           The server SHOULD respond with the HTTP 401 (Unauthorized) status code.\n\n"
+            "   If the request lacks any authentication information, the server SHOULD NOT include an error code.")
+    cands = _all_candidates([source(1, "rfc-6750", text)], {})
+    status = next(c for c in cands if "401" in c.text)
+    assert status.continues is not None and status.continues.marker == "invalid_token"
+    q = "What status code does the server return when the access token has expired or been revoked?"
+    quotes = printed(write(q, [source(1, "rfc-6750", text)]).answer)
+    assert any("HTTP 401 (Unauthorized)" in x for x in quotes), quotes
+    assert not any("HTTP 400" in x for x in quotes), quotes
+    at = next(i for i, x in enumerate(quotes) if "HTTP 401" in x)
+    assert at > 0 and quotes[at - 1].startswith("invalid_token")  # quoted after the error code it belongs to
+
+
+@pytest.mark.parametrize("question, text, fits", [
+    ("What status code does the server return?", "The server responds with the HTTP 401 (Unauthorized) status code.",
+     1.0),
+    ("What status code does the server return?", "A successful response MUST use the 200 OK HTTP status code.", 1.0),
+    ("What status code does the server return?", "invalid_token  The access token is expired.", 0.0),  # an error code
+    ("Which error should the token endpoint return?", "invalid_grant  The grant is invalid or expired.", 1.0),
+    ("Which error should the token endpoint return?", "The endpoint returns an error.", 0.0),
+])
+def test_a_question_asking_for_a_code_wants_a_code(question, text, fits):
+    assert fits_kind(text, predict_kind(question), question=question) == fits
 
 
 def test_a_version_number_is_one_term_not_its_digits():

@@ -48,6 +48,7 @@ from anchor_core.ask.question import (
     answer_values,
     asked_unit,
     asks_calendar_point,
+    asks_code,
     counted,
     counts_time,
     has_number,
@@ -65,7 +66,8 @@ ACCEPTS: dict[str, tuple[str, ...]] = {
     "percentage": ("percentage",), "count": ("count",), "person_or_body": ("person_or_body",), "place": ("place",),
 }
 KIND_NOUN = {"date": "date", "duration": "period or deadline", "amount": "amount", "percentage": "percentage",
-             "count": "number", "person_or_body": "person or body", "place": "place"}
+             "count": "number", "person_or_body": "person or body", "place": "place", "status": "status code",
+             "code": "error code"}
 
 
 def accepted_kinds(question: str, kind: str) -> tuple[str, ...]:
@@ -88,6 +90,9 @@ def accepted_kinds(question: str, kind: str) -> tuple[str, ...]:
     # "in US dollars" asks for a sum of money: a share of turnover is not one
     if kind == "amount" and (asked_unit(question) or ("",))[0] == "money":
         return ("amount",)
+    # "which status code": an HTTP status; "what error": an error code or a status
+    if kind == "other" and (code := asks_code(question)):
+        return (code,)
     return accepts
 
 
@@ -107,6 +112,9 @@ class Answerability:
     """The cross-encoder's best score over the passages (``None``: not run)."""
     answer_passage: str = ""
     """The passage the cross-encoder scored best."""
+    asked: str = ""
+    """The kind of expression the question asks for, when it asks for one (:data:`KIND_NOUN`'s keys: the
+    analysis's value kind, or ``status`` / ``code`` for "which status code" / "which error")."""
 
     def features(self) -> dict[str, float]:
         f = {"dense": self.dense, "focus": self.focus, "tied": self.tied}
@@ -155,6 +163,7 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     total = sum(idf[p] for p in known)
     stems = {p: stem(p) for p in known}
     accepts = accepted_kinds(question, a.kind)
+    out.asked = a.kind if a.value else accepts[0] if accepts in (("status",), ("code",)) else ""
     time_amount = a.kind == "duration" and counts_time(question)
     # a count answers "how many members" only next to "members", not as any number in the sentence
     unit_noun = stem(counted(question) or "") if a.kind == "count" else ""
@@ -273,8 +282,9 @@ def reason(ans: Answerability, topic: str = "") -> str:
     # the focus is quoted as the question writes it: its words are the asker's, not always a noun phrase
     # ("owns the copyright in images produced by a text-to-image model")
     about = f"“{topic or a.focus}”" if (topic or a.focus) else "the question's subject"
-    if a.value and ans.focus >= 0.5 and ans.tied < ans.focus:
-        return f"the sources describe {about} but state no {KIND_NOUN[a.kind]} for it"
-    if a.value and ans.tied == 0.0:
-        return f"no retrieved passage states the asked {KIND_NOUN[a.kind]} about {about}"
+    asked = ans.asked or (a.kind if a.value else "")
+    if asked and ans.focus >= 0.5 and ans.tied < ans.focus:
+        return f"the sources describe {about} but state no {KIND_NOUN[asked]} for it"
+    if asked and ans.tied == 0.0:
+        return f"no retrieved passage states the asked {KIND_NOUN[asked]} about {about}"
     return f"no retrieved passage addresses {about} (best passage covers {ans.focus:.0%} of it)"

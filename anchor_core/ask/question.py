@@ -77,8 +77,8 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [(k, re.compile(p, re.I)) for k, p i
     ("place", r"^\W*where (do|does|did|can|should|must|is|are|will|may)\b|"
               r"\b(which|what|in which|in what)\s+(\w+\s+)?(country|city|place|location|address|"
               r"jurisdiction|registry keys?|url|endpoint|venue|court|directory|folder|path)\b"),
-    ("other", r"\bhow old\b|\b(what|which) (\w+ ){0,3}(age|status( code)?|language|format|encoding|port|unit|"
-              r"quotes|character)\b"),
+    ("other", r"\bhow old\b|\b(what|which) (\w+ ){0,3}(age|status( code)?|errors?( codes?)?|language|format|encoding|"
+              r"port|unit|quotes|character)\b"),
     ("definition", r"^\W*what (is|are|does) (an? |the )?[\w'’\- ]{1,40}?\b(mean|means)\b|\bwhat counts as\b|"
                    r"\bwho counts as\b|^\W*define\b|\bdefinition of\b|"
                    r"^\W*what (is|are) (an? )[\w'’\-]+( [\w'’\-]+){0,3}\W*$|\bcount as an?\b"),
@@ -114,6 +114,9 @@ _KIND_WORDS: dict[str, frozenset[str]] = {
     "person_or_body": frozenset("person people body authority name".split()),
     "place": frozenset("place location country city address".split()),
 }
+
+
+_CODE_WORDS = frozenset("status code codes http response error errors".split())
 
 
 @dataclass(frozen=True)
@@ -180,7 +183,8 @@ def analyse(question: str) -> QuestionAnalysis:
     ('duration', ['cctv', 'footage', 'customers', 'kept'])
     """
     kind = predict_kind(question)
-    drop = _SHAPE | _KIND_WORDS.get(kind, frozenset())
+    drop = _SHAPE | _KIND_WORDS.get(kind, frozenset()) | (_CODE_WORDS if kind == "other" and asks_code(question)
+                                                           else frozenset())
     parts: dict[str, None] = {}
     for w in words(question):
         if w in STOP_WORDS or w in drop or len(w) < 3 or w.isdigit():
@@ -404,6 +408,11 @@ _MONTH = r"(?:january|february|march|april|may|june|july|august|september|octobe
 _NOT_AFTER_NAME = (r"(?!(?:shall|may|must|should|can|could|will|would|is|are|was|were|has|have|had|does|do|did|"
                    r"and|or|of|in|to|for|on|with|by|as|at|from|under|which|that|who|whose)\b)")
 
+_STATUS = (r"\bHTTP\s+(?:status\s+(?:code\s+)?)?[1-5]\d\d\b(?:\s+\((?-i:[A-Z])[\w -]+\))?|"
+           r"\b[1-5]\d\d\s+(?:\((?-i:[A-Z])[\w -]+\)|(?-i:OK|Created|Accepted|No Content|Found|See Other|"
+           r"Not Modified|Bad Request|Unauthorized|Forbidden|Not Found|Method Not Allowed|Conflict|Gone|"
+           r"Too Many Requests|Internal Server Error|Service Unavailable)\b|(?:status|response|error)\b)|"
+           r"\bstatus code (?:of )?[1-5]\d\d\b")
 _EXPR: dict[str, re.Pattern[str]] = {k: re.compile(p, re.I) for k, p in {
     "duration": rf"\b{_NUM}[\s-]*(?:calendar |working |business |clear |consecutive )?{_TIME_UNIT}\b|"
                 r"\bwithout (?:undue )?delay\b|\bimmediately\b|\bregularly\b|\bperiodically\b|"
@@ -430,7 +439,31 @@ _EXPR: dict[str, re.Pattern[str]] = {k: re.compile(p, re.I) for k, p in {
              # a name of capitalised words; a determiner capitalised because it opens the sentence is not
              # part of one ("The Commission shall ...")
              r"(?-i:\b(?!(?:The|A|An|This|That|These|Those|Each|Every|Any|Such)\b)[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b)",
+    # a protocol's answer codes: an HTTP status ("HTTP 401 (Unauthorized)", "the 200 OK status code", "a 400
+    # response") ...
+    "status": _STATUS,
+    # ... or, for an error, that or an error code written as an identifier ("invalid_grant")
+    "code": _STATUS + r"|(?-i:\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)",
 }.items()}
+
+
+_ASKS_CODE = re.compile(r"\b(?:what|which)\s+(?:\S+\s+){0,2}?(?:status(?:\s+code)?|error(?:\s+code)?|response\s+code|"
+                        r"error\s+value)\b(?!\s+(?:message|handling|page)s?\b)", re.I)
+
+
+def asks_code(question: str) -> str:
+    """Which protocol answer code the question asks for: ``status`` (an HTTP status), ``code`` (an
+    error, given as an error code or a status), or ``""``.
+
+    >>> asks_code("What status code does the server return for an expired token?")
+    'status'
+    >>> asks_code("Which error should the endpoint return?"), asks_code("What is the approved status of a person?")
+    ('code', '')
+    """
+    m = _ASKS_CODE.search(question)
+    if m is None or re.search(r"\bapproved status\b|\bstatus of\b", question, re.I):
+        return ""
+    return "status" if re.search(r"\bstatus\b|\bresponse code\b", m.group(0), re.I) else "code"
 
 
 def mask_references(text: str) -> str:
@@ -685,6 +718,8 @@ def fits_kind(text: str, kind: str, *, lead_in: bool = False, point: bool = Fals
     ...           question="Who sits on the Board?")
     1.0
     """
+    if kind == "other" and question and (code := asks_code(question)):
+        return 1.0 if expressions(text, code) else 0.0
     if kind in VALUE_KINDS:
         found = answer_values(text, kind, question)
         if kind == "duration" and found and not any(has_number(x) for x in found):

@@ -69,14 +69,15 @@ def relevance(question: str, claims: Sequence[str], *, weights: dict[str, float]
     kinded = [not accepts or any(answer_values(t, k, question, numeric=a.numeric) for k in accepts) for t in claims]
     addressed = any(marks) or (any(kinded) and whole_cover >= min_focus)
     focus = a.focus or "the question's subject"
+    noun = KIND_NOUN.get(a.kind) or (KIND_NOUN[accepts[0]] if accepts in (("status",), ("code",)) else "answer")
     reason = ""
     if not claims:
         reason = "the answer has no claims"
     elif not addressed and about_any and not kind_any:
-        reason = f"the answer is about {focus} but states no {KIND_NOUN[a.kind]}"
+        reason = f"the answer is about {focus} but states no {noun}"
     elif not addressed and not about_any:
         reason = f"no claim of the answer is about {focus}"
     elif not addressed:
-        reason = f"no claim states the asked {KIND_NOUN.get(a.kind, 'answer')} about {focus}"
+        reason = f"no claim states the asked {noun} about {focus}"
     method = "kind+focus" + ("+cosine" if embedder is not None else "") + (" (IDF-weighted)" if weights else "")
     return Relevance(addressed=addressed, kind=a.kind, focus=a.focus, reason=reason, claims=marks, method=method)

@@ -276,6 +276,9 @@ class ExtractiveWriter:
 
     def _group(self, c: _Cand, kind: str) -> tuple[list[_Cand], _Cand | None]:
         """The candidates quoted for ``c`` and the lead-in whose points they show (``None``: no list)."""
+        if c.continues is not None:  # a point's further sentence, quoted after its point, under its lead-in
+            group, lead = self._group(c.continues, "")
+            return [*group, c], lead
         lead = c if c.points else c.lead
         if lead is None:
             return [c], None
@@ -345,6 +348,9 @@ class _Cand:
     """The enumerator of a point: ``(a)``, ``3.``, ``—``; empty for other sentences."""
     lead: _Cand | None = None
     points: list[_Cand] = field(default_factory=list)
+    continues: _Cand | None = None
+    """The point this sentence goes on from ("invalid_token / The access token ... expired ... The resource
+    SHOULD respond with the HTTP 401 (Unauthorized) status code."): it is read, and quoted, with it."""
     covered: set[str] = field(default_factory=set)
     cov: float = 0.0
     fit: float = 0.0
@@ -364,6 +370,8 @@ class _Cand:
         points are ("The following practices shall be prohibited:" + "(f) ... emotions ... workplace"),
         and with the titles of what it cites."""
         own = f"{self.text} ({self.cites})" if self.cites else self.text
+        if self.continues is not None:
+            return f"{self.continues.context} {own}"
         return own if self.lead is None else f"{self.lead.context} {own}"
 
 
@@ -554,6 +562,8 @@ def _link(out: list[_Cand]) -> list[_Cand]:
                 # access token provided is expired ... The resource SHOULD respond with ..."): one that
                 # goes on in the same line, or a line indented deeper than the lead-in, does not end the list
                 if c.points and not p.outside and ((pc := _column(p)) is None or (col is not None and pc > col)):
+                    if p.continues is None and p.lead is None:
+                        p.continues = c.points[-1]
                     continue
                 break
             opens = last.text.rstrip().endswith(":")
@@ -575,6 +585,8 @@ def _link(out: list[_Cand]) -> list[_Cand]:
     for c in out:  # a point's words include its lead-in's (outermost first, so nested points get all)
         if c.lead is not None:
             c.stems |= c.lead.stems
+        if c.continues is not None:  # and a point's further sentence its point's (in order: they come after it)
+            c.stems |= c.continues.stems
     return out
 
 
