@@ -534,6 +534,7 @@ _TIME_STEP = 60
 
 _WORD_VALUES: dict[str, float] = {**NUMBER_WORDS, "a": 1, "an": 1, "half": 0.5}
 
+
 def _amount(text: str) -> float | None:
     """The number a value's words state before its unit ("72", "seven calendar", "a"), ``None`` if unread."""
     m = re.search(r"(\d[\d,]*(?:\.\d+)?)\s*\D*$", text)
@@ -688,7 +689,7 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
 
 # --- does a sentence have the shape of the asked kind? -----------------------------------------------------
 
-_ASKS_SETTLEMENT = re.compile(r"\b(?:city|cities|town|towns|capital)\b", re.I)
+_ASKS_SETTLEMENT = re.compile(r"\b(?:city|cities|town|towns)\b", re.I)
 # "in Brussels", "at Abu Dhabi": a name after a preposition of place (not "in Article 5", "in May")
 _IN_NAMED = re.compile(r"\b(?:in|at)\s+((?-i:[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)?))\b", re.I)
 _NOT_A_PLACE = re.compile(rf"(?:{STRUCTURE_WORDS}|{_MONTH}|Union|Member|Regulation|Directive|Decision|The|This|"
