@@ -195,6 +195,19 @@ def test_a_value_ties_to_the_focus_only_in_its_own_sentence_not_through_a_linked
     assert assess(q, [citing, linked], weights=weights).tied == pytest.approx(1.0)
 
 
+def test_a_focus_part_only_the_heading_holds_ties_the_value_half_as_much():
+    from anchor_core.ask.answerable import HEADING_SHARE, assess
+
+    q = "How many years of experience must a member of the Shari'a board have?"
+    weights = {w: 2.0 for w in ("experience", "member", "shari'a", "board")}
+    under = assess(q, [_hit("ifr-3.5", "A firm must keep, for six years, records of its decisions.",
+                            heading="Shari'a board members")], weights=weights)
+    inside = assess(q, [_hit("ifr-3.5", "A member of the Shari'a board must have six years of experience.")],
+                    weights=weights)
+    assert inside.tied == pytest.approx(1.0)
+    assert under.tied == pytest.approx(HEADING_SHARE * 3 / 4)  # member, shari'a, board: heading only; no experience
+
+
 def test_a_question_asking_for_a_status_code_is_answered_only_by_one():
     from anchor_core.ask.answerable import assess, reason
 
