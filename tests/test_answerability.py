@@ -327,6 +327,13 @@ def test_a_question_asking_for_a_calendar_point_is_not_answered_by_a_period(ques
     ("What is the maximum lifetime of an access token?", "The token will expire in one hour.", False),
     ("What is the minimum length of a project name?", "The lines between these two roles are blurry.", False),
     ("What is the maximum length of a name?", "A name is between 2 and 64 characters long.", True),
+    # ... and by one in the asked direction: "more than one" is no maximum, "up to" no minimum
+    ("What is the maximum number of signatures a JWS may carry?", "It can be secured with more than one signature.",
+     False),
+    ("What is the minimum key size?", "Keys of up to 4096 bits are used.", False),
+    ("What is the maximum fine?", "Fines shall not exceed EUR 10 000.", True),
+    ("What is the longest a line may be?", "No line should be longer than 79 characters.", True),
+    ("What is the minimum key size?", "A key of 2048 bits or larger MUST be used.", True),
 ])
 def test_a_question_asking_for_a_limit_is_answered_by_a_value_stated_as_one(question, text, answers):
     from anchor_core.ask.question import answer_values, asks_bound, predict_kind

@@ -617,6 +617,25 @@ _BOUND_AFTER = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:or (?:more|less|fewer|larger|
                           r"maximum|minimum|in total|at a maximum)\b", re.I)
 
 
+_ASKS_MAX = re.compile(r"\b(?:maximum|max|at most|at the most|longest|largest|highest|biggest|no more than|up to|"
+                       r"ceiling|caps?|capped)\b", re.I)
+_ASKS_MIN = re.compile(r"\b(?:minimum|min|at least|shortest|smallest|lowest|no less than)\b", re.I)
+# the direction of a stated limit, read from the bound word before the value (a negation a few words before it
+# turns a comparative round: "not exceeding", "no line should be longer than") or after it ("or larger")
+_BOUND_WORD = re.compile(r"\b(?:at most|at the most|up to|at least|maximum|minimum|within|below|under|above|over|"
+                         r"(?:more|greater|longer|later|higher|larger|less|fewer|shorter|earlier|lower|smaller) than|"
+                         r"exceed\w*)\b", re.I)
+_UPPER_WORD = re.compile(r"at most|at the most|up to|maximum|within|below|under|(?:less|fewer|shorter|earlier|lower|"
+                         r"smaller) than", re.I)
+_TURNS = re.compile(r"(?:more|greater|longer|later|higher|larger|less|fewer|shorter|earlier|lower|smaller) than|"
+                    r"exceed\w*", re.I)
+_NEGATED = re.compile(r"(?:\b(?:no|not|never)\b|n't)(?:\W+\w+){0,4}\W*$", re.I)
+_UPPER_AFTER = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:or (?:less|fewer|shorter|lower|smaller|below|earlier|sooner)|"
+                          r"at (?:the )?(?:most|latest)|maximum|at a maximum)\b", re.I)
+_LOWER_AFTER = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:or (?:more|larger|greater|longer|higher|above)|at (?:the )?least|"
+                          r"minimum)\b", re.I)
+
+
 def asks_bound(question: str) -> bool:
     """Whether the question asks for a limit ("What is the maximum fine ...?", "... at most?").
 
@@ -626,24 +645,70 @@ def asks_bound(question: str) -> bool:
     return _ASKS_BOUND.search(question) is not None
 
 
-def states_bound(text: str, value: str) -> bool:
-    """Whether ``value`` stands in ``text`` as a limit: a bound word shortly before it ("up to", "not
-    exceeding", "a minimum of", "within") or after it ("or more", "at the latest").
+def bound_direction(question: str) -> str:
+    """Which limit the question asks for: ``max`` ("the maximum fine", "at most", "the longest"),
+    ``min`` ("the minimum key size", "at least", "the shortest"), or ``""`` (a limit either way, or none).
 
-    >>> states_bound("fines of up to EUR 35 000 000", "EUR 35 000 000")
-    True
-    >>> states_bound("A key of size 2048 bits or larger MUST be used.", "2048")
-    True
-    >>> states_bound("the server MUST compare the two URIs", "two")
-    False
+    >>> bound_direction("What is the maximum number of signatures?"), bound_direction("What minimum size?")
+    ('max', 'min')
+    >>> bound_direction("What limits apply?")
+    ''
     """
+    up, low = bool(_ASKS_MAX.search(question)), bool(_ASKS_MIN.search(question))
+    return "max" if up and not low else "min" if low and not up else ""
+
+
+def bound_directions(text: str, value: str) -> set[str]:
+    """The limits ``value`` states in ``text``: ``max`` for an upper one ("up to", "not exceeding",
+    "within", "or less"), ``min`` for a lower one ("at least", "more than", "or larger"), both for one
+    that says neither ("a limit of", "between"); empty when it is no limit.
+
+    >>> sorted(bound_directions("fines of up to EUR 35 000 000", "EUR 35 000 000"))
+    ['max']
+    >>> sorted(bound_directions("secured with more than one digital signature", "one"))
+    ['min']
+    >>> sorted(bound_directions("the server MUST compare the two URIs", "two"))
+    []
+    """
+    out: set[str] = set()
     at = text.find(value)
     while at >= 0:
         end = at + len(value)
-        if _BOUND_BEFORE.search(text[max(0, at - 60):at]) or _BOUND_AFTER.search(text[end:end + 40]):
-            return True
+        before, after = text[max(0, at - 60):at], text[end:end + 40]
+        if _BOUND_BEFORE.search(before) or _BOUND_AFTER.search(after):
+            said = set()
+            words_before = list(_BOUND_WORD.finditer(before))
+            if words_before:
+                m = words_before[-1]
+                upper = bool(_UPPER_WORD.fullmatch(m.group(0)))
+                if _TURNS.fullmatch(m.group(0)) and _NEGATED.search(before[:m.start()]):
+                    upper = not upper
+                said.add("max" if upper else "min")
+            if _UPPER_AFTER.search(after):
+                said.add("max")
+            if _LOWER_AFTER.search(after):
+                said.add("min")
+            out |= said or {"max", "min"}  # "a limit of", "between": either way
         at = text.find(value, at + 1)
-    return False
+    return out
+
+
+def states_bound(text: str, value: str, direction: str = "") -> bool:
+    """Whether ``value`` stands in ``text`` as a limit (of ``direction``, ``max`` or ``min``, when given):
+    a bound word shortly before it ("up to", "not exceeding", "a minimum of", "within") or after it
+    ("or more", "at the latest").
+
+    >>> states_bound("fines of up to EUR 35 000 000", "EUR 35 000 000")
+    True
+    >>> states_bound("A key of size 2048 bits or larger MUST be used.", "2048", "min")
+    True
+    >>> states_bound("the server MUST compare the two URIs", "two")
+    False
+    >>> states_bound("content can be secured with more than one digital signature", "one", "max")
+    False
+    """
+    found = bound_directions(text, value)
+    return bool(found) and (not direction or direction in found)
 
 
 def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = False) -> list[str]:
@@ -671,7 +736,9 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
         unit = asked_unit(question)  # "within how many hours" is not answered by "six months"
         found = [x for x in found if in_asked_unit(x, unit)]
     if question and kind in _BOUNDABLE and asks_bound(question):
-        found = [x for x in found if states_bound(text, x)]
+        # "the maximum number" is not answered by "more than one", nor "the minimum" by "up to"
+        direction = bound_direction(question)
+        found = [x for x in found if states_bound(text, x, direction)]
     if kind not in ("person_or_body", "place"):
         return found  # a number is the answer even when the question holds it too ("between two functions")
     found = [x for x in found if re.search(r"[A-Z]", x) or _BODY_WORD.search(x)]
