@@ -225,6 +225,22 @@ def test_a_question_asking_for_a_status_code_is_answered_only_by_one():
     assert "states no status code" in relevance(q, [silent[0].text]).reason
 
 
+@pytest.mark.parametrize("text, answers", [
+    ("An individual must be at least 18 years old to perform a Controlled Function.", True),
+    ("An individual below the age of 16 years may not perform a Controlled Function.", True),
+    ("An individual may perform a Controlled Function only if approved by the Regulator.", False),
+    ("An individual must have been approved for at least 18 months.", False),  # a period, not an age
+])
+def test_a_question_asking_for_an_age_is_answered_only_by_an_age(text, answers):
+    from anchor_core.ask.answerable import assess
+
+    q = "What is the minimum age for an individual to perform a Controlled Function?"
+    weights = {w: 2.0 for w in ("individual", "perform", "controlled", "function", "child", "consent")}
+    a = assess(q, [_hit("gen-8.6", text)], weights=weights)
+    assert a.asked == "age"
+    assert (a.tied > 0) is answers
+
+
 def test_a_value_does_not_answer_for_what_its_sentence_exempts():
     from anchor_core.ask.answerable import assess
 

@@ -48,9 +48,9 @@ from anchor_core.ask.question import (
     QuestionAnalysis,
     analyse,
     answer_values,
+    asked_form,
     asked_unit,
     asks_calendar_point,
-    asks_code,
     counted,
     counts_time,
     has_number,
@@ -69,7 +69,7 @@ ACCEPTS: dict[str, tuple[str, ...]] = {
 }
 KIND_NOUN = {"date": "date", "duration": "period or deadline", "amount": "amount", "percentage": "percentage",
              "count": "number", "person_or_body": "person or body", "place": "place", "status": "status code",
-             "code": "error code"}
+             "code": "error code", "age": "age"}
 
 
 HEADING_SHARE = 0.5
@@ -98,9 +98,9 @@ def accepted_kinds(question: str, kind: str) -> tuple[str, ...]:
     # "in US dollars" asks for a sum of money: a share of turnover is not one
     if kind == "amount" and (asked_unit(question) or ("",))[0] == "money":
         return ("amount",)
-    # "which status code": an HTTP status; "what error": an error code or a status
-    if kind == "other" and (code := asks_code(question)):
-        return (code,)
+    # "which status code": an HTTP status; "what error": an error code or a status; "at what age": an age
+    if kind == "other" and (form := asked_form(question)):
+        return (form,)
     return accepts
 
 
@@ -122,7 +122,7 @@ class Answerability:
     """The passage the cross-encoder scored best."""
     asked: str = ""
     """The kind of expression the question asks for, when it asks for one (:data:`KIND_NOUN`'s keys: the
-    analysis's value kind, or ``status`` / ``code`` for "which status code" / "which error")."""
+    analysis's value kind, or the form an ``other`` question names: ``status``, ``code``, ``age``)."""
 
     def features(self) -> dict[str, float]:
         f = {"dense": self.dense, "focus": self.focus, "tied": self.tied}
@@ -171,7 +171,7 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     total = sum(idf[p] for p in known)
     stems = {p: stem(p) for p in known}
     accepts = accepted_kinds(question, a.kind)
-    out.asked = a.kind if a.value else accepts[0] if accepts in (("status",), ("code",)) else ""
+    out.asked = a.kind if a.value else accepts[0] if len(accepts) == 1 and accepts[0] in KIND_NOUN else ""
     time_amount = a.kind == "duration" and counts_time(question)
     # a count answers "how many members" only next to "members", not as any number in the sentence
     unit_noun = stem(counted(question) or "") if a.kind == "count" else ""

@@ -116,7 +116,7 @@ _KIND_WORDS: dict[str, frozenset[str]] = {
 }
 
 
-_CODE_WORDS = frozenset("status code codes http response error errors".split())
+_FORM_WORDS = frozenset("status code codes http response error errors age old".split())
 
 
 @dataclass(frozen=True)
@@ -183,7 +183,7 @@ def analyse(question: str) -> QuestionAnalysis:
     ('duration', ['cctv', 'footage', 'customers', 'kept'])
     """
     kind = predict_kind(question)
-    drop = _SHAPE | _KIND_WORDS.get(kind, frozenset()) | (_CODE_WORDS if kind == "other" and asks_code(question)
+    drop = _SHAPE | _KIND_WORDS.get(kind, frozenset()) | (_FORM_WORDS if kind == "other" and asked_form(question)
                                                            else frozenset())
     parts: dict[str, None] = {}
     for w in words(question):
@@ -444,6 +444,9 @@ _EXPR: dict[str, re.Pattern[str]] = {k: re.compile(p, re.I) for k, p in {
     "status": _STATUS,
     # ... or, for an error, that or an error code written as an identifier ("invalid_grant")
     "code": _STATUS + r"|(?-i:\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)",
+    # an age: "16 years old", "the age of 16 years", "aged 18", "under 13"
+    "age": r"\b\d{1,3}\s+years?\s+(?:of age|old)\b|\bage of (?:at least |not less than )?\d{1,3}\b|"
+           r"\baged?\s+(?:at least\s+|under\s+|over\s+|between\s+)?\d{1,3}\b|\b\d{1,3}\s*-?\s*years?\s*-?\s*olds?\b",
 }.items()}
 
 
@@ -451,15 +454,23 @@ _ASKS_CODE = re.compile(r"\b(?:what|which)\s+(?:\S+\s+){0,2}?(?:status(?:\s+code
                         r"error\s+value)\b(?!\s+(?:message|handling|page)s?\b)", re.I)
 
 
-def asks_code(question: str) -> str:
-    """Which protocol answer code the question asks for: ``status`` (an HTTP status), ``code`` (an
-    error, given as an error code or a status), or ``""``.
+_ASKS_AGE = re.compile(r"\b(?:what|which)\s+(?:\w+\s+){0,3}?age\b|\bhow old\b", re.I)
 
-    >>> asks_code("What status code does the server return for an expired token?")
+
+def asked_form(question: str) -> str:
+    """The form of answer an ``other`` question asks for, when its wording names one: ``status`` (an
+    HTTP status), ``code`` (an error, given as an error code or a status), ``age`` ("at what age",
+    "how old": an age in years), or ``""``.
+
+    >>> asked_form("What status code does the server return for an expired token?")
     'status'
-    >>> asks_code("Which error should the endpoint return?"), asks_code("What is the approved status of a person?")
+    >>> asked_form("Which error should the endpoint return?"), asked_form("What is the approved status of a person?")
     ('code', '')
+    >>> asked_form("What is the minimum age for an approved person?")
+    'age'
     """
+    if _ASKS_AGE.search(question):
+        return "age"
     m = _ASKS_CODE.search(question)
     if m is None or re.search(r"\bapproved status\b|\bstatus of\b", question, re.I):
         return ""
@@ -786,8 +797,8 @@ def fits_kind(text: str, kind: str, *, lead_in: bool = False, point: bool = Fals
     ...           question="Who sits on the Board?")
     1.0
     """
-    if kind == "other" and question and (code := asks_code(question)):
-        return 1.0 if expressions(text, code) else 0.0
+    if kind == "other" and question and (form := asked_form(question)):
+        return 1.0 if expressions(text, form) else 0.0
     if kind in VALUE_KINDS:
         found = answer_values(text, kind, question)
         if kind == "duration" and found and not any(has_number(x) for x in found):

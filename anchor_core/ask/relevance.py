@@ -69,7 +69,8 @@ def relevance(question: str, claims: Sequence[str], *, weights: dict[str, float]
     kinded = [not accepts or any(answer_values(t, k, question, numeric=a.numeric) for k in accepts) for t in claims]
     addressed = any(marks) or (any(kinded) and whole_cover >= min_focus)
     focus = a.focus or "the question's subject"
-    noun = KIND_NOUN.get(a.kind) or (KIND_NOUN[accepts[0]] if accepts in (("status",), ("code",)) else "answer")
+    named = accepts[0] if len(accepts) == 1 else ""
+    noun = KIND_NOUN.get(a.kind) or KIND_NOUN.get(named, "answer")
     reason = ""
     if not claims:
         reason = "the answer has no claims"
