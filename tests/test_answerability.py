@@ -225,6 +225,23 @@ def test_a_question_asking_for_a_status_code_is_answered_only_by_one():
     assert "states no status code" in relevance(q, [silent[0].text]).reason
 
 
+@pytest.mark.parametrize("question, text, answers", [
+    ("What is the name of the person who chairs the Board?", "The Board is chaired by Jane Smith.", True),
+    # a body, the title of an office or an institution's name is not a person's name
+    ("What is the name of the person who chairs the Board?", "The AI Office shall convene the Board.", False),
+    ("What is the name of the person who chairs the Board?", "The Chair shall be elected by the Board.", False),
+    ("Who is the current Chief Executive of the Regulator?",
+     "The Board and the President of the Appeals Panel may remove the Chief Executive.", False),
+    # who appoints, or which body decides, is answered by a body
+    ("Who appoints the Chief Executive?", "The Chief Executive shall be appointed by the Board.", True),
+])
+def test_a_question_asking_for_a_person_s_name_is_answered_only_by_one(question, text, answers):
+    from anchor_core.ask.question import answer_values
+
+    assert predict_kind(question) == "person_or_body"
+    assert bool(answer_values(text, "person_or_body", question)) is answers
+
+
 @pytest.mark.parametrize("text, answers", [
     ("An individual must be at least 18 years old to perform a Controlled Function.", True),
     ("An individual below the age of 16 years may not perform a Controlled Function.", True),

@@ -731,8 +731,11 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
     the question asks for a number, so "without undue delay" does not do.
 
     >>> answer_values("The Chief Executive shall be appointed by the Board.", "person_or_body",
-    ...               "Who is the current Chief Executive?")
+    ...               "Who appoints the Chief Executive?")
     ['the Board']
+    >>> answer_values("The Chief Executive shall be appointed by the Board.", "person_or_body",
+    ...               "Who is the current Chief Executive?")
+    []
     >>> answer_values("It shall act without undue delay.", "duration", "How many days?", numeric=True)
     []
     >>> answer_values("The AI Office shall attend the meetings.", "place", "In which city does the Board meet?")
@@ -753,6 +756,11 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
     if kind not in ("person_or_body", "place"):
         return found  # a number is the answer even when the question holds it too ("between two functions")
     found = [x for x in found if re.search(r"[A-Z]", x) or _BODY_WORD.search(x)]
+    if kind == "person_or_body" and _ASKS_PERSON_NAME.search(question):
+        # "the name of the person who chairs", "who is the current Chief Executive": a person's name, not a
+        # body ("the AI Office") or the title of an office ("the Chair")
+        found = [x for x in found if _PERSON_NAME.fullmatch(x) and not _BODY_WORD.search(x)
+                 and not _ROLE_WORD.search(x)]
     if kind == "place" and _ASKS_SETTLEMENT.search(question):
         # "in which city" is answered by the name of one, not by an institution ("the AI Office") or a
         # description ("premises", "each Member State")
@@ -767,6 +775,16 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
 
 # --- does a sentence have the shape of the asked kind? -----------------------------------------------------
 
+_ASKS_PERSON_NAME = re.compile(r"\bname of (?:the |a |an )?(?:person|individual|chair\w*|head|director|officer|"
+                               r"president|executive)\b|\bwho (?:is|are) (?:the |our )?current(?:ly)?\b|"
+                               r"\bwho (?:currently|now) (?:is|are|chairs?|heads?|leads?|runs?)\b", re.I)
+_PERSON_NAME = re.compile(r"(?-i:[A-Z][a-z'’-]+(?:\s+(?:[A-Z]\.|[A-Z][a-z'’-]+|van|von|de|da|di|al|bin|ibn)){1,3})")
+# words of a title, an institution or a defined term, which a person's name does not hold ("Appeals Panel",
+# "Authorised Person", "Controlled Function")
+_ROLE_WORD = re.compile(r"\b(?:chair\w*|president|executive|director\w*|head|secretar\w*|commissioner|registrar|"
+                        r"minister|governor|deputy|general|chief|vice|members?|panels?|tribunals?|commission|markets?|"
+                        r"funds?|banks?|exchanges?|groups?|associations?|foundations?|institutes?|functions?|acts?|"
+                        r"regulations?|rules?|services?|systems?|persons?|partners?|the|this|that|each|any)\b", re.I)
 _ASKS_SETTLEMENT = re.compile(r"\b(?:city|cities|town|towns)\b", re.I)
 # "in Brussels", "at Abu Dhabi": a name after a preposition of place (not "in Article 5", "in May")
 _IN_NAMED = re.compile(r"\b(?:in|at)\s+((?-i:[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)?))\b", re.I)
