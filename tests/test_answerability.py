@@ -492,6 +492,29 @@ def test_a_version_the_corpus_never_writes_is_a_missing_name(tmp_path):
     assert missing_versions("Does the IETF OAuth 2.0 framework define grants?", st, "oauth") == []
 
 
+def test_a_file_host_or_identifier_the_corpus_never_writes_is_a_missing_name(tmp_path):
+    """"pyproject.toml" is a name: a corpus that never writes it does not cover the question, though it
+    writes "project"; one that it does write ("setup.cfg", "client_secret") is no reason to refuse."""
+    from anchor_core.ask.gate import missing_versions
+    from anchor_core.indexing import ingest
+    from anchor_core.models import Document, ParsedCorpus
+    from tests.conftest import unit
+
+    text = ("A project declares its metadata in setup.cfg. The client authenticates with its client_secret, "
+            "and the project's documentation is served from docs.python.org.")
+    st = SQLiteStore(tmp_path / "a.db")
+    ingest(st, HashEmbedder(), ParsedCorpus(documents=[Document(doc_id="doc", title="Packaging")],
+                                            units=[unit("section-1", text, heading="1. Packaging")]),
+           corpus="pkg", adapter="test")
+    assert missing_versions("How do you declare build requirements for a project in pyproject.toml?", st,
+                            "pkg") == ["pyproject.toml"]
+    assert missing_versions("What goes into setup.cfg, and where is client_secret sent?", st, "pkg") == []
+    assert missing_versions("Which company hosts docs.python.org?", st, "pkg") == []
+    r = ask("How do you declare build requirements for a project in pyproject.toml?", store=st,
+            embedder=HashEmbedder(), corpus="pkg", settings=AskSettings())
+    assert r.refused and r.reason_code == "term_missing" and "'pyproject.toml'" in r.reason
+
+
 def test_bounded_one_frequencies_and_irregular_plurals_are_values():
     from anchor_core.ask.answerable import counts_next_to
     from anchor_core.scorers.text import stem

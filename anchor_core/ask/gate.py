@@ -134,11 +134,33 @@ def versioned_names(question: str) -> list[str]:
     return [m.group(1) for m in _VERSIONED.finditer(question) if not _STRUCTURE.match(m.group(1))]
 
 
+_TECHNICAL = re.compile(r"(?<![\w.@/-])(?:[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)*\.(?:toml|json|ya?ml|cfg|ini|txt|py|md|"
+                        r"rst|html?|xml|js|ts|c|h|sh|lock|org|com|net|io|dev)|[a-z][a-z0-9]*(?:_[a-z0-9]+)+|"
+                        r"[a-z]+[A-Z][A-Za-z0-9]+|[A-Z][a-z]+(?:-[A-Z][a-z]+)+)(?![\w@/-]|\.\w)")
+
+
+def technical_names(question: str) -> list[str]:
+    """Names written as code, not as words: a file or host name ("pyproject.toml", "docs.python.org"),
+    an identifier ("client_secret", "getAttribute") or a header name ("Cache-Control"). Like a
+    capitalised name, one the corpus never writes means the question is about something it does not
+    cover; its words alone ("project", "toml") are no evidence that it does.
+
+    >>> technical_names("How do you declare build-system requirements in pyproject.toml?")
+    ['pyproject.toml']
+    >>> technical_names("Which Cache-Control directive applies? Is client_secret required?")
+    ['Cache-Control', 'client_secret']
+    >>> technical_names("What does the regulation say? See e.g. Article 5.")
+    []
+    """
+    return [m.group(0) for m in _TECHNICAL.finditer(question)]
+
+
 def missing_versions(question: str, store: Store, corpus: str) -> list[str]:
     """The :func:`versioned_names` of ``question`` that no unit of ``corpus`` writes (a phrase
     lookup in the store's full-text index), shown with the capitalised words of the name before
-    them ("AI Act 2.0", looked up as "Act 2.0")."""
-    return [_whole_name(question, v) for v in versioned_names(question) if not store.units_with_words(corpus, [v])]
+    them ("AI Act 2.0", looked up as "Act 2.0"), and its :func:`technical_names` that none writes."""
+    versions = [_whole_name(question, v) for v in versioned_names(question) if not store.units_with_words(corpus, [v])]
+    return versions + [t for t in technical_names(question) if not store.units_with_words(corpus, [t])]
 
 
 def _whole_name(question: str, short: str) -> str:
