@@ -345,6 +345,14 @@ def test_a_question_asking_for_a_calendar_point_is_not_answered_by_a_period(ques
     assert relevance(question, [text]).addressed is answers
 
 
+def test_a_question_asking_for_a_longest_or_shortest_period_is_not_answered_by_a_date():
+    from anchor_core.ask.answerable import accepted_kinds
+
+    assert accepted_kinds("What minimum notice period must an employer give?", "duration") == ("duration",)
+    assert accepted_kinds("What is the maximum retention period for logs?", "duration") == ("duration",)
+    assert accepted_kinds("How long must logs be kept?", "duration") == ("duration", "date")  # "until 2030" answers
+
+
 @pytest.mark.parametrize("question, text, answers", [
     # a question that asks for a limit is answered by a value stated as one ...
     ("What is the maximum fine for a prohibited practice?", "It is subject to fines of up to EUR 35 000 000.", True),

@@ -50,6 +50,7 @@ from anchor_core.ask.question import (
     answer_values,
     asked_form,
     asked_unit,
+    asks_bound,
     asks_calendar_point,
     counted,
     counts_time,
@@ -91,6 +92,9 @@ def accepted_kinds(question: str, kind: str) -> tuple[str, ...]:
     # "how many days" asks for a quantity of time: a calendar date, "by 2 August" or "without undue
     # delay" is not one
     if kind == "duration" and counts_time(question):
+        return ("duration",)
+    # "the maximum retention period", "what minimum notice": a length of time, which a date is not
+    if kind == "duration" and asks_bound(question):
         return ("duration",)
     # "in which year" asks for a point on the calendar: "three years" is not one
     if kind == "date" and asks_calendar_point(question):
