@@ -518,17 +518,23 @@ def test_rfc_bullets_and_definition_list_terms_are_the_points_of_a_lead_in():
     assert [p.marker for p in first.points] == ["unsupported_token_type:", "invalid_token_hint:"]
 
 
+# RFC 6750's error codes as the RFC lays them out: a term on a line of its own, its definition indented
+# below it in several sentences, the status code in the last
+RFC_6750_ERRORS = ("   When a request fails, the server includes one of the following error codes:\n\n"
+                   "     invalid_request\n"
+                   "           The request is missing a required parameter.  The server SHOULD respond\n"
+                   "           with the HTTP 400 (Bad Request) status code.\n\n"
+                   "     invalid_token\n"
+                   "           The access token provided is expired, revoked, malformed, or invalid.\n"
+                   "           The server SHOULD respond with the HTTP 401 (Unauthorized) status code.\n\n"
+                   "   If the request lacks any authentication information, the server SHOULD NOT include an error "
+                   "code.")
+
+
 def test_an_rfc_definition_list_runs_on_over_the_further_sentences_of_each_term():
     """RFC 6750's error codes: a term on a line of its own, its definition indented below it, often in
     several sentences; the list goes on to the next term and ends at a line back at the lead-in's depth."""
-    text = ("   When a request fails, the server includes one of the following error codes:\n\n"
-            "     invalid_request\n"
-            "           The request is missing a required parameter.  The server SHOULD respond\n"
-            "           with the HTTP 400 (Bad Request) status code.\n\n"
-            "     invalid_token\n"
-            "           The access token provided is expired, revoked, malformed, or invalid.\n"
-            "           The server SHOULD respond with the HTTP 401 (Unauthorized) status code.\n\n"
-            "   If the request lacks any authentication information, the server SHOULD NOT include an error code.")
+    text = RFC_6750_ERRORS
     from anchor_core.ask.writers import _all_candidates
     cands = _all_candidates([source(1, "rfc-6750", text)], {})
     lead = next(c for c in cands if c.text.startswith("When a request fails"))
@@ -545,14 +551,7 @@ def test_a_status_code_question_quotes_the_point_s_sentence_that_gives_the_statu
     gives it is quoted with that error code, not the error code alone or another code's status."""
     from anchor_core.ask.writers import _all_candidates
 
-    text = ("   When a request fails, the server includes one of the following error codes:\n\n"
-            "     invalid_request\n"
-            "           The request is missing a required parameter.  The server SHOULD respond\n"
-            "           with the HTTP 400 (Bad Request) status code.\n\n"
-            "     invalid_token\n"
-            "           The access token provided is expired, revoked, malformed, or invalid.\n"
-            "           The server SHOULD respond with the HTTP 401 (Unauthorized) status code.\n\n"
-            "   If the request lacks any authentication information, the server SHOULD NOT include an error code.")
+    text = RFC_6750_ERRORS
     cands = _all_candidates([source(1, "rfc-6750", text)], {})
     status = next(c for c in cands if "401" in c.text)
     assert status.continues is not None and status.continues.marker == "invalid_token"
