@@ -24,8 +24,8 @@ number or year and of each rule flag (MIN_PENALTY); training weight is shared be
 the synthetic pairs by SOURCE_WEIGHT, class-balanced within each source.
 
 Cross-validation is 5-fold, grouped by claim (ClapNQ: by question), stratified by label. Each
-scorer's threshold maximises recall subject to precision >= 0.95 on the out-of-fold scores of the
-WiCE supported-vs-not_supported pairs; the "nested" columns choose it on the other folds instead.
+scorer's threshold maximises recall subject to precision >= 0.95 and not_supported rejected >= 0.93 on
+the out-of-fold scores of the WiCE supported-vs-not_supported pairs; the "nested" columns choose it on the other folds instead.
 """
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ WICE = "wice/claim_dev.jsonl"
 CLAPNQ = ("clapnq/clapnq_answerable_dev.jsonl", "clapnq/clapnq_unanswerable_dev.jsonl")
 
 TARGET_PRECISION = 0.95
+TARGET_REJECTION = 0.93  # share of not_supported claims the threshold must reject (issue 14's operating point)
 TARGET_RECALL = 0.80
 HARD_MIN = 0.4          # least overlap for a non-gold window to count as a hard negative
 MAX_WINDOW = 3
@@ -324,21 +325,26 @@ def source_weights(y: np.ndarray, bucket: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------- thresholds and metrics
 
 def choose_threshold(scores: np.ndarray, y: np.ndarray) -> tuple[float, bool]:
-    """Threshold with the highest recall at precision >= target (midway to the next lower score).
+    """Threshold with the highest recall at precision >= target and rejection >= target (midway to the
+    next lower score).
 
-    When no threshold reaches the target precision, the one with the best precision (then recall) is
-    returned and the flag is False.
+    Rejection is the share of negatives scored below the threshold: precision alone lets the
+    threshold admit more negatives whenever enough positives come with them, and a reviewer who signs
+    what is ticked is hurt by each one. When no threshold meets both, the one with the best precision
+    + rejection (then recall) is returned and the flag is False.
     """
     order = np.argsort(-scores, kind="stable")
     s, t = scores[order], y[order]
     tp = np.cumsum(t)
+    n_neg = max(int(len(t) - t.sum()), 1)
     best, best_key, met = None, None, False
     for k in range(len(s)):
         if k + 1 < len(s) and s[k + 1] == s[k]:
             continue  # only cut between distinct scores
         precision, recall = tp[k] / (k + 1), tp[k] / max(t.sum(), 1)
-        ok = precision >= TARGET_PRECISION
-        key = (ok, recall if ok else precision, recall)
+        rejection = 1.0 - (k + 1 - tp[k]) / n_neg
+        ok = precision >= TARGET_PRECISION and rejection >= TARGET_REJECTION
+        key = (ok, recall if ok else precision + rejection, recall)
         if best_key is None or key > best_key:
             lower = s[k + 1] if k + 1 < len(s) else 0.0
             best, best_key, met = float((s[k] + lower) / 2), key, ok
@@ -548,9 +554,9 @@ def main(argv: list[str] | None = None) -> int:
         "counts": counts,
         "cv": {"folds": args.folds, "grouped_by": "claim (WiCE) / question (ClapNQ)", "stratified": True,
                "seed": SEED},
-        "threshold_rule": f"max recall s.t. precision >= {TARGET_PRECISION} on out-of-fold WiCE "
-                          "supported-vs-not_supported pairs",
-        "product_target": {"precision": TARGET_PRECISION, "recall": TARGET_RECALL},
+        "threshold_rule": f"max recall s.t. precision >= {TARGET_PRECISION} and not_supported rejected >= "
+                          f"{TARGET_REJECTION} on out-of-fold WiCE supported-vs-not_supported pairs",
+        "product_target": {"precision": TARGET_PRECISION, "rejected": TARGET_REJECTION, "recall": TARGET_RECALL},
         "date": date,
         "command": "python -m eval.train_scorer" + ("" if not argv else " " + " ".join(argv)),
         "settings": {"hard_negative_min_overlap": HARD_MIN, "max_window": MAX_WINDOW, "C": C,

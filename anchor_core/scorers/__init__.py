@@ -194,7 +194,7 @@ def build_scorer(name: str, *, embedder: Embedder | None = None, llm: JudgeLLM |
     """The scorer ``name`` built from what the caller has (see :meth:`ScorerInfo.build`).
 
     >>> build_scorer("lexical").threshold
-    0.51
+    0.5132
     >>> build_scorer("llm")
     Traceback (most recent call last):
     ...
