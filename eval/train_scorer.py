@@ -25,7 +25,8 @@ the synthetic pairs by SOURCE_WEIGHT, class-balanced within each source.
 
 Cross-validation is 5-fold, grouped by claim (ClapNQ: by question), stratified by label. Each
 scorer's threshold maximises recall subject to precision >= 0.95 and not_supported rejected >= 0.93 on
-the out-of-fold scores of the WiCE supported-vs-not_supported pairs; the "nested" columns choose it on the other folds instead.
+the out-of-fold scores of the WiCE supported-vs-not_supported pairs; the "nested" columns choose it on
+the other folds instead.
 """
 
 from __future__ import annotations
