@@ -13,7 +13,7 @@ Questions (``eval/questions/*.jsonl``):
     ADGM passages (no parts) there must be none;
   - an unanswerable question has ``missing`` and ``why``, and each regex in ``absent`` matches
     nowhere in the corpus (case-insensitive): the grep recorded in ``why`` still comes back empty.
-Claims (``eval/claims/perturbed.jsonl``, ``eval/claims/paraphrases.jsonl``):
+Claims (``eval/claims/perturbed.jsonl``, ``eval/claims/paraphrases.jsonl``, ``fresh_paraphrases.jsonl``):
   - every ``source_sentence`` occurs verbatim in its unit's text (a python ``in`` test);
   - a perturbed claim has ``source_sentence == text[start:start + len]``, and re-applying
     ``changed`` at ``changed.at`` (whitespace collapsed, a dropped leading condition
@@ -179,7 +179,8 @@ def main() -> int:
           f"{totals['unanswerable:out_of_scope']:9}")
     print("answer_kind: " + ", ".join(f"{k[5:]} {v}" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1])))
 
-    for kind, name in (("perturbed", "perturbed.jsonl"), ("paraphrase", "paraphrases.jsonl")):
+    for kind, name in (("perturbed", "perturbed.jsonl"), ("paraphrase", "paraphrases.jsonl"),
+                       ("paraphrase", "fresh_paraphrases.jsonl")):
         path = HERE / name
         if not path.exists():
             problems.append(f"{name}: missing")
@@ -198,7 +199,7 @@ def main() -> int:
             n = [sum(c[(x, r)] for r in RULES) for x in CORPUS_NAMES]
             print(f"{'total':18}" + "".join(f"{v:7}" for v in n) + f"{sum(n):7}")
         else:
-            print(f"\nparaphrases ({len(rows)}): " + ", ".join(f"{x} {c[x]}" for x in CORPUS_NAMES))
+            print(f"\n{name[:-6].replace('_', ' ')} ({len(rows)}): " + ", ".join(f"{x} {c[x]}" for x in CORPUS_NAMES))
     print()
     if problems:
         print(f"{len(problems)} problem(s):")
