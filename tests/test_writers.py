@@ -596,3 +596,25 @@ def test_an_entry_of_a_references_section_is_never_quoted():
     from anchor_core.ask.writers import _all_candidates
     texts = [c.text for c in _all_candidates([source(1, "pep-545", text)], {})]
     assert texts == ["Translated documentation will be hosted on python.org under a language tag."]
+
+
+def test_a_json_example_is_data_not_a_sentence_to_quote():
+    """An example response written out as JSON shares the question's words ("refresh_token", "expires")
+    but states nothing; the writer quotes the sentence around it instead."""
+    from anchor_core.ask.writers import _quotable
+
+    example = ('   An example successful response:\n\n'
+               '     {\n'
+               '       "access_token":"2YotnFZFEjr1zCsicMWpAA",\n'
+               '       "token_type":"example",\n'
+               '       "expires_in":3600,\n'
+               '       "refresh_token":"tGzv3JOkF0XG5Qx2TlKWIA"\n'
+               '     }\n\n'
+               '   The authorization server MUST NOT issue a refresh token when the refresh token has expired.\n')
+    json_part = example[example.index("{"):example.index("}") + 1]
+    assert not _quotable(json_part)
+    assert not _quotable('[\n  "RS256", "ES256", "PS256", "EdDSA", "HS256", "HS384", "HS512", "RS384"\n]')
+    assert _quotable("The response is a JSON object with the members listed below.")
+    q = "What does the token endpoint return when the refresh token has expired?"
+    quotes = printed(write(q, [source(1, "rfc-6749", example)]).answer)
+    assert quotes and not any(x.lstrip().startswith("{") or '"access_token"' in x for x in quotes), quotes

@@ -458,10 +458,12 @@ def _is_bullet(marker: str) -> bool:
 # an entry of a references or footnotes section: "[22] [Python-Dev] Translated ...", ".. [#hg] Mercurial",
 # "[RFC6749]  Hardt, D., ..." (it names a source; it answers nothing)
 _CITATION_ENTRY = re.compile(r"^\s*(?:\.\.\s+)?\[(?:\d+|#?[\w.-]+)\]\s")
+# a JSON object or array written out as an example ('{\n  "access_token":"2YotnFZ...",'): data, not a statement
+_JSON_EXAMPLE = re.compile(r"^\s*[{\[]\s*(?:\n\s*)?\"[^\"\n]*\"\s*[:,\]]")
 
 
 def _quotable(text: str) -> bool:
-    if _CITATION_ENTRY.match(text):
+    if _CITATION_ENTRY.match(text) or _JSON_EXAMPLE.match(text):
         return False
     n = len(words(text))
     m = _POINT.match(text)
