@@ -182,6 +182,16 @@ def loco(preds: list[dict]) -> tuple[list[dict], dict[str, str]]:
     return out, taus
 
 
+def _paraphrase_cells(sel: list[dict]) -> str:
+    """The table cells of paraphrases supported and contradicted, negated paraphrases caught and contradicted."""
+    para = [r for r in sel if r["kind"] == "paraphrase"]
+    neg = [r for r in sel if r["kind"] == "negated_paraphrase"]
+    return (f"{_pct(sum(r['verdict'] == 'supported' for r in para), len(para))} | "
+            f"{_pct(sum(r['verdict'] == 'contradicted' for r in para), len(para))} | "
+            f"{_pct(sum(r['verdict'] != 'supported' for r in neg), len(neg))} | "
+            f"{_pct(sum(r['verdict'] == 'contradicted' for r in neg), len(neg))}")
+
+
 def claims_tables(rows: list[dict], taus: dict[str, str], label: str) -> list[str]:
     md = [f"### {label}", "", "| corpus | MIN_ABOUT / MIN_SUPPORT (fit on the other four) | "
           "perturbations caught (≠ supported) | = contradicted | contradiction quotes the source sentence | "
@@ -191,15 +201,10 @@ def claims_tables(rows: list[dict], taus: dict[str, str], label: str) -> list[st
     for c in (*CORPUS_NAMES, "all"):
         sel = [r for r in rows if c == "all" or r["corpus"] == c]
         pert = [r for r in sel if r["kind"] == "perturbed"]
-        para = [r for r in sel if r["kind"] == "paraphrase"]
-        neg = [r for r in sel if r["kind"] == "negated_paraphrase"]
         contra = [r for r in pert if r["verdict"] == "contradicted"]
         md.append(f"| {c} | {taus.get(c, '–')} | {_pct(sum(r['verdict'] != 'supported' for r in pert), len(pert))} | "
                   f"{_pct(len(contra), len(pert))} | {_pct(sum(r['quotes_source'] for r in contra), len(contra))} | "
-                  f"{_pct(sum(r['verdict'] == 'supported' for r in para), len(para))} | "
-                  f"{_pct(sum(r['verdict'] == 'contradicted' for r in para), len(para))} | "
-                  f"{_pct(sum(r['verdict'] != 'supported' for r in neg), len(neg))} | "
-                  f"{_pct(sum(r['verdict'] == 'contradicted' for r in neg), len(neg))} |")
+                  f"{_paraphrase_cells(sel)} |")
     md += ["", "| rule | " + " | ".join(CORPUS_NAMES) + " | all (caught / = contradicted) |",
            "|---|" + "---:|" * (len(CORPUS_NAMES) + 1)]
     for rule in RULES:
@@ -398,13 +403,7 @@ def fresh(limit: int | None) -> int:
           "| corpus | paraphrases supported | paraphrases contradicted | negated paraphrases caught | = contradicted |",
           "|---|---:|---:|---:|---:|"]
     for c in [*CORPUS_NAMES, "all"]:
-        sel = [r for r in rows if c in ("all", r["corpus"])]
-        para = [r for r in sel if r["kind"] == "paraphrase"]
-        neg = [r for r in sel if r["kind"] == "negated_paraphrase"]
-        md.append(f"| {c} | {_pct(sum(r['verdict'] == 'supported' for r in para), len(para))} | "
-                  f"{_pct(sum(r['verdict'] == 'contradicted' for r in para), len(para))} | "
-                  f"{_pct(sum(r['verdict'] != 'supported' for r in neg), len(neg))} | "
-                  f"{_pct(sum(r['verdict'] == 'contradicted' for r in neg), len(neg))} |")
+        md.append(f"| {c} | {_paraphrase_cells([r for r in rows if c in ('all', r['corpus'])])} |")
     md += ["", "Errors (a paraphrase not supported, a negated paraphrase supported):", ""]
     md += [f"- {r['id']} ({r['kind']}): {r['verdict']}{' — ' + r['reason'] if r['reason'] else ''}"
            for r in rows if (r["kind"] == "paraphrase") == (r["verdict"] != "supported")]
