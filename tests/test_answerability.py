@@ -163,6 +163,23 @@ def test_a_count_answers_only_next_to_the_counted_noun():
     # a number elsewhere in the sentence, or one inside a reference, is not a count of members
     assert not counts_next_to("Members of the Board are appointed under Article 65(2) for a term.", stem("members"))
     assert not counts_next_to("In 2024 the Board met its members in Brussels and Paris to discuss.", stem("members"))
+    # a number written before a unit of measure measures in that unit: "200 GB download/month" counts no download
+    assert not counts_next_to("They offer 5 GB for $90/month, with 200 GB download/month.", stem("downloads"))
+    assert counts_next_to("The server keeps at most 16 bytes.", stem("bytes"))
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("Which company hosts the documentation?", "person_or_body"),
+    ("Which firm must appoint the officer?", "person_or_body"),
+    ("What minimum score must a new project reach on the quality check?", "count"),
+])
+def test_a_company_is_asked_as_a_body_and_a_score_as_a_number(question, kind):
+    assert predict_kind(question) == kind
+
+
+def test_a_sum_written_after_its_currency_is_read_whole():
+    assert expressions("a minimum indemnity cover of US$150,000.", "amount") == ["US$150,000"]
+    assert expressions("fines of up to EUR 35 000 000 or 7 %", "amount")[0] == "EUR 35 000 000"
 
 
 def _hit(unit: str, text: str, heading: str = "", via=None):
@@ -232,6 +249,9 @@ def test_a_question_asking_for_a_status_code_is_answered_only_by_one():
     ("What is the name of the person who chairs the Board?", "The Chair shall be elected by the Board.", False),
     ("Who is the current Chief Executive of the Regulator?",
      "The Board and the President of the Appeals Panel may remove the Chief Executive.", False),
+    # nor is the name of an institution or a publication, though it is two capitalised words
+    ("What is the name of the person who chairs the Board?",
+     "The Commission shall take into account the positions of the European Parliament.", False),
     # who appoints, or which body decides, is answered by a body
     ("Who appoints the Chief Executive?", "The Chief Executive shall be appointed by the Board.", True),
 ])
@@ -317,6 +337,9 @@ def test_a_value_in_a_unit_far_from_the_asked_one_does_not_answer(question, text
     ("The AI Office shall also attend the Board's meetings, without taking part in the votes.", False),
     ("The Board shall be composed of the head of one supervisory authority of each Member State.", False),
     ("The Board shall meet at its premises in accordance with Article 5.", False),
+    # a capitalised title is no city, nor a name with an article before it
+    ("It enters into force on its publication in the Official Journal of the European Union.", False),
+    ("The Foundation is the legal entity that provides the Package Index as a community service.", False),
 ])
 def test_a_question_asking_for_a_city_is_answered_by_the_name_of_one(text, answers):
     from anchor_core.ask.question import answer_values
@@ -402,6 +425,8 @@ def test_a_year_like_number_that_counts_a_plural_noun_is_a_count_not_a_year():
     assert expressions("It applies from 2 August 2026 and in 2027 providers shall act.", "date") == [
         "2 August 2026", "2027"]
     assert expressions("The review takes place in 2028.", "count") == []
+    # a number joined to a measure noun measures, it dates nothing ("2048-bit keys")
+    assert expressions('only RSA with 2048-bit keys ("RSA1_5") MUST be supported', "date") == []
 
 
 def test_a_sum_asked_in_a_currency_is_not_answered_by_a_share():
@@ -554,3 +579,19 @@ def test_an_acronym_spelled_out_is_still_the_question_s_own_words():
                      "person_or_body", question=q) == 0.0
     assert fits_kind("2. The Board shall be composed of one representative per Member State.", "person_or_body",
                      question=q) == 1.0
+
+
+def test_a_value_of_another_defined_term_with_the_same_head_does_not_answer():
+    from anchor_core.ask.answerable import assess
+
+    q = "How much professional indemnity cover, in US dollars, must a Trust Service Provider carry?"
+    weights = {w: 2.0 for w in ("professional", "indemnity", "cover", "trust", "service", "provider", "carry")}
+    other = _hit("tpp-1", "A Third Party Provider must maintain professional indemnity cover of US$150,000.")
+    named = _hit("tsp-2", "A Trust Service Provider must maintain professional indemnity cover.")
+    a = assess(q, [other, named], weights=weights)
+    assert a.tied == 0.0 and a.focus > 0.8  # the topic is there, the value is not its
+    # the same value written for the asked term (or for a short form of it) answers
+    own = _hit("tsp-3", "A Trust Service Provider must maintain professional indemnity cover of US$150,000.")
+    short = _hit("tsp-4", "The Provider must maintain professional indemnity cover of US$150,000.")
+    assert assess(q, [own, named], weights=weights).expression == "US$150,000"
+    assert assess(q, [short, named], weights=weights).tied > 0.5

@@ -180,6 +180,7 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     # a count answers "how many members" only next to "members", not as any number in the sentence
     unit_noun = stem(counted(question) or "") if a.kind == "count" else ""
     best_focus, best_tied = 0.0, 0.0
+    terms = named_terms(question, hits)
     # a passage reached by a reference (or one whose reference was followed) is read with the other
     # end: the penalty article that cites "Article 4" is about what Article 4 is about
     unit_stems: dict[str, set[str]] = {}
@@ -221,6 +222,13 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
             # ties the value half as much
             tie = sum(idf[p] * (1.0 if stems[p] in own else HEADING_SHARE) for p in known
                       if stems[p] in own or stems[p] in heading) / total if total else 1.0
+            # a defined term of the question ("Trust Service Provider") that the passages write whole: where
+            # the value's sentence (or the one before it) writes another term of the same head instead, the
+            # value is that term's: a "Third Party Provider"'s cover is no Trust Service Provider's, though
+            # "provider" and "cover" match. (A short form, "the Board" for "the European Data Protection
+            # Board", is no other term.)
+            if terms and rival_term(h.text[sents[i - 1].start:s.end] if i else text, terms):
+                tie = 0.0
             if cover > best_focus:
                 best_focus = cover
                 if not accepts:
@@ -236,6 +244,63 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     out.focus = best_focus
     out.tied = best_tied if accepts else best_focus
     return out
+
+
+_TERM = re.compile(r"(?<![\w'’])(?:[A-Z][\w'’-]*\s+){1,4}[A-Z][\w'’-]*")
+
+
+def named_terms(question: str, hits: list[Hit]) -> list[str]:
+    """The capitalised multi-word terms of ``question`` that the retrieved passages write whole,
+    lower-cased: defined terms, whose values are not any other term's. A word capitalised only because
+    it opens the question is not part of one.
+
+    >>> from anchor_core.models import Hit
+    >>> hit = Hit(chunk_id="r:0", unit_id="r", doc_id="d", kind="passage", part=None, heading="", start=0,
+    ...           end=40, text="A Trust Service Provider must maintain cover.", score=1.0)
+    >>> named_terms("How much cover must a Trust Service Provider carry?", [hit])
+    ['trust service provider']
+    >>> named_terms("Which Qualified Investor Fund may borrow?", [hit]), named_terms("How Many Days?", [hit])
+    ([], [])
+    """
+    out = []
+    body = " ".join(f"{h.heading} {h.text}" for h in hits).lower()
+    for m in _TERM.finditer(question):
+        t = m.group(0)
+        before = question[:m.start()].rstrip()
+        if not before or before[-1] in ".?!:\"'“(":
+            t = t.partition(" ")[2]  # the question's first word is capitalised by grammar
+            if " " not in t.strip():
+                continue
+        t = t.lower()
+        if t in body:
+            out.append(t)
+    return out
+
+
+_DETERMINER = re.compile(r"^(?:The|A|An|This|That|Each|Every|Any|Such|No)\s+")
+
+
+def rival_term(text: str, terms: list[str]) -> bool:
+    """Whether ``text`` writes a capitalised term with the head noun of one of ``terms`` (lower-cased)
+    but not that term itself.
+
+    >>> rival_term("A Third Party Provider must maintain cover of US$150,000.", ["trust service provider"])
+    True
+    >>> rival_term("The Provider must maintain cover.", ["trust service provider"])
+    False
+    >>> rival_term("A Trust Service Provider, unlike a Third Party Provider, must ...", ["trust service provider"])
+    False
+    """
+    low = text.lower()
+    for t in terms:
+        if t in low:
+            continue
+        head = t.rsplit(" ", 1)[-1]
+        for m in _TERM.finditer(text):
+            found = _DETERMINER.sub("", m.group(0)).lower()
+            if " " in found and found.endswith(" " + head):
+                return True
+    return False
 
 
 _EXEMPTION = re.compile(r"\b(?:other than|except(?: for)?|excluding|with the exception of|apart from|save for|"
@@ -261,12 +326,27 @@ _IRREGULAR = {stem(p): stem(s) for p, s in (("people", "person"), ("men", "man")
                                              ("children", "child"))}
 
 
+# units of measure: a number written before one measures in it ("5 GB", "200 GB download/month") and counts
+# nothing else
+_MEASURE = frozenset(stem(u) for u in """
+bit bits byte bytes octet octets kb mb gb tb kib mib gib kbps mbps gbps ms second seconds minute minutes hour hours
+day days week weeks month months year years percent eur euro euros usd dollar dollars aed gbp pound pounds
+""".split())
+
+
 def counts_next_to(text: str, head: str, window: int = 4) -> bool:
     """True when a number stands within ``window`` words of a word whose stem is ``head``
-    ("at least 32 characters", "members: 27")."""
+    ("at least 32 characters", "members: 27"), and is not a measure in another unit written right after it.
+
+    >>> counts_next_to("The panel shall have at least three members.", stem("members"))
+    True
+    >>> counts_next_to("They offer 5 GB for $90/month, with 200 GB download/month.", stem("downloads"))
+    False
+    """
     tokens = [t.lower() for t in _TOKEN.findall(mask_references(text))]
-    nums = [i for i, t in enumerate(tokens) if has_number(t)]
     head = _IRREGULAR.get(head, head)
+    nums = [i for i, t in enumerate(tokens) if has_number(t)
+            and not (i + 1 < len(tokens) and (unit := stem(tokens[i + 1])) in _MEASURE and unit != head)]
     heads = [i for i, t in enumerate(tokens) if _IRREGULAR.get(st := stem(t), st) == head]
     return any(abs(i - j) <= window for i in nums for j in heads)
 

@@ -45,7 +45,7 @@ _AUX = (r"(?:is|are|was|were|am|can|could|do|does|did|must|should|shall|may|migh
         r"needs|isn't|aren't|doesn't|don't|can't|won't)")
 
 _SING_BODY = (r"(?:authority|body|board|committee|council|agency|office|officer|court|regulator|person|"
-              r"organi[sz]ation|institution|supervisor|entity|manager|team|group)")
+              r"organi[sz]ation|institution|supervisor|entity|manager|team|group|company|firm|corporation)")
 _COND = r"^\W*(?:if|when|before|after|once|where|while|unless|for|in|as|since|under)\b[^?]*?,\s*"
 
 _RULES: list[tuple[str, re.Pattern[str]]] = [(k, re.compile(p, re.I)) for k, p in [
@@ -72,7 +72,7 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [(k, re.compile(p, re.I)) for k, p i
                        rf"company|firm)\b"),
     # "count" the noun, not the verb ("which kinds of data count as sensitive")
     ("count", r"\b(what|which)\s+(\S+\s+){0,5}(number|count(?!\s+(as|towards?|against)\b)|length|size|depth|"
-              r"key size|iterations?)\b|"
+              r"key size|iterations?|score)\b|"
               r"\bhow (far|high|low|deep|big|large)\b|\bat what level\b|\bwhat is the (longest|shortest)\b"),
     ("place", r"^\W*where (do|does|did|can|should|must|is|are|will|may)\b|"
               r"\b(which|what|in which|in what)\s+(\w+\s+)?(country|city|place|location|address|"
@@ -109,7 +109,7 @@ _KIND_WORDS: dict[str, frozenset[str]] = {
                         "wage wages pay payment budget compensation amount amounts sum euros euro dollars size big "
                         "large threshold".split()),
     "percentage": frozenset("percentage percent cent share proportion fraction rate".split()),
-    "count": frozenset("number count length size depth iterations times".split()),
+    "count": frozenset("number count length size depth iterations times score".split()),
     "date": frozenset("date day year month".split()),
     "person_or_body": frozenset("person people body authority name".split()),
     "place": frozenset("place location country city address".split()),
@@ -422,7 +422,7 @@ _EXPR: dict[str, re.Pattern[str]] = {k: re.compile(p, re.I) for k, p in {
                 r"\b(?:before|by|until|no later than|not later than)\s+\d{1,2}\s+" + _MONTH + r"\b",
     "amount": r"(?:€|\$|£|¥)\s?\d|\b\d[\d,.\s]*\s*(?:million|billion|thousand)?\s*(?:eur|euros?|usd|us dollars?|"
               r"dollars?|aed|dirhams?|gbp|pounds?|bytes?|kb|kilobytes?|mb|megabytes?|flops?|bits?)\b|"
-              r"\b(?:eur|usd|aed|gbp|us\$)\s?\d|\b\d+\s*(?:%|per ?cent)|\b\d[\d,.]*\s*(?:million|billion)\b|"
+              r"\b(?:eur|usd|aed|gbp|us\$)\s?\d(?:[\d,.]*\d)?(?:\s\d{3}\b)*(?:\s(?:million|billion|thousand))?|\b\d+\s*(?:%|per ?cent)|\b\d[\d,.]*\s*(?:million|billion)\b|"
               r"\b10\^?\d{2}\b",
     "percentage": r"\b\d+(?:[.,]\d+)?\s*(?:%|per ?cent|percentage points?)|\b(?:half|one[- ]third|one[- ]quarter|"
                   r"two[- ]thirds|majority)\b|\b\d+:\d+\b|\b\d+\s*(?:times|x)\b",
@@ -511,7 +511,9 @@ def expressions(text: str, kind: str) -> list[str]:
 
 
 _YEAR_LIKE = re.compile(r"(?:19|20)\d{2}")
-_COUNTED_AFTER = re.compile(r"\s+[a-z]+s\b")  # a plural noun right after a number: "2048 bits", "1000 iterations"
+# a plural noun right after a number ("2048 bits", "1000 iterations"), or a noun joined to it as a measure
+# ("2048-bit keys", "128-byte")
+_COUNTED_AFTER = re.compile(r"\s+[a-z]+s\b|-[a-z]+\b")
 # ... unless a word that dates stands before it ("in 2027 providers shall")
 _DATED_BEFORE = re.compile(rf"\b(?:in|since|until|by|from|before|after|during|year|{_MONTH})\s+$", re.I)
 
@@ -762,11 +764,12 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
         found = [x for x in found if _PERSON_NAME.fullmatch(x) and not _BODY_WORD.search(x)
                  and not _ROLE_WORD.search(x)]
     if kind == "place" and _ASKS_SETTLEMENT.search(question):
-        # "in which city" is answered by the name of one, not by an institution ("the AI Office") or a
-        # description ("premises", "each Member State")
-        found = [x for x in found if _PLACE_NAME.fullmatch(x) and not _BODY_WORD.search(x)]
-        found += [m.group(1) for m in _IN_NAMED.finditer(text)
-                  if not _BODY_WORD.search(m.group(1)) and not _NOT_A_PLACE.match(m.group(1))]
+        # "in which city" is answered by the name of one, not by an institution ("the AI Office"), a
+        # description ("premises", "each Member State") or a capitalised title ("the Official Journal", "the
+        # Package Index"): a city's name stands after a preposition of place, with no article ("in Brussels")
+        found = [m.group(1) for m in _IN_NAMED.finditer(text)
+                 if not _BODY_WORD.search(m.group(1)) and not _NOT_A_PLACE.match(m.group(1))
+                 and not _ROLE_WORD.search(m.group(1))]
     if not found:
         return []
     asked = {w.lower() for w in words(question)} | spelled_words(question, text)
@@ -784,7 +787,12 @@ _PERSON_NAME = re.compile(r"(?-i:[A-Z][a-z'’-]+(?:\s+(?:[A-Z]\.|[A-Z][a-z'’-
 _ROLE_WORD = re.compile(r"\b(?:chair\w*|president|executive|director\w*|head|secretar\w*|commissioner|registrar|"
                         r"minister|governor|deputy|general|chief|vice|members?|panels?|tribunals?|commission|markets?|"
                         r"funds?|banks?|exchanges?|groups?|associations?|foundations?|institutes?|functions?|acts?|"
-                        r"regulations?|rules?|services?|systems?|persons?|partners?|the|this|that|each|any)\b", re.I)
+                        r"regulations?|rules?|services?|systems?|persons?|partners?|the|this|that|each|any|"
+                        # nor does the name of an institution, a publication or a product ("European Parliament",
+                        # "Official Journal", "Package Index")
+                        r"parliament|union|journal|gazette|government|ministry|department|university|company|"
+                        r"corporation|societ(?:y|ies)|index|registry|database|platform|network|programmes?|"
+                        r"programs?)\b", re.I)
 _ASKS_SETTLEMENT = re.compile(r"\b(?:city|cities|town|towns)\b", re.I)
 # "in Brussels", "at Abu Dhabi": a name after a preposition of place (not "in Article 5", "in May")
 _IN_NAMED = re.compile(r"\b(?:in|at)\s+((?-i:[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)?))\b", re.I)
