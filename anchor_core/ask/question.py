@@ -422,7 +422,8 @@ _EXPR: dict[str, re.Pattern[str]] = {k: re.compile(p, re.I) for k, p in {
                 r"\b(?:before|by|until|no later than|not later than)\s+\d{1,2}\s+" + _MONTH + r"\b",
     "amount": r"(?:€|\$|£|¥)\s?\d|\b\d[\d,.\s]*\s*(?:million|billion|thousand)?\s*(?:eur|euros?|usd|us dollars?|"
               r"dollars?|aed|dirhams?|gbp|pounds?|bytes?|kb|kilobytes?|mb|megabytes?|flops?|bits?)\b|"
-              r"\b(?:eur|usd|aed|gbp|us\$)\s?\d(?:[\d,.]*\d)?(?:\s\d{3}\b)*(?:\s(?:million|billion|thousand))?|\b\d+\s*(?:%|per ?cent)|\b\d[\d,.]*\s*(?:million|billion)\b|"
+              r"\b(?:eur|usd|aed|gbp|us\$)\s?\d(?:[\d,.]*\d)?(?:\s\d{3}\b)*(?:\s(?:million|billion|thousand))?|"
+              r"\b\d+\s*(?:%|per ?cent)|\b\d[\d,.]*\s*(?:million|billion)\b|"
               r"\b10\^?\d{2}\b",
     "percentage": r"\b\d+(?:[.,]\d+)?\s*(?:%|per ?cent|percentage points?)|\b(?:half|one[- ]third|one[- ]quarter|"
                   r"two[- ]thirds|majority)\b|\b\d+:\d+\b|\b\d+\s*(?:times|x)\b",
