@@ -53,6 +53,15 @@ def run(store, emb, corpus: str, rows: list[dict]) -> list[dict]:
     return out
 
 
+def corpus_of(name: str) -> str:
+    """The corpus a set file asks: ``aiact2`` (a second AI Act set) asks ``aiact``.
+
+    >>> corpus_of("aiact2"), corpus_of("rfc")
+    ('aiact', 'rfc')
+    """
+    return name.rstrip("0123456789")
+
+
 def summary(rows: list[dict]) -> dict[str, str]:
     ans = [r for r in rows if r["type"] != "unanswerable"]
     un = [r for r in rows if r["type"] == "unanswerable"]
@@ -83,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         rows = [json.loads(x) for x in (FRESH / f"{name}.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
         t = time.perf_counter()
-        got = run(store, emb, ensure(store, emb, name), rows)
+        got = run(store, emb, ensure(store, emb, corpus_of(name)), rows)
         results += got
         print(f"{name}: {len(rows)} questions in {time.perf_counter() - t:.0f}s  " + "; ".join(
             f"{k} {v}" for k, v in summary(got).items()))
