@@ -252,6 +252,10 @@ def test_a_question_asking_for_a_status_code_is_answered_only_by_one():
     # nor is the name of an institution or a publication, though it is two capitalised words
     ("What is the name of the person who chairs the Board?",
      "The Commission shall take into account the positions of the European Parliament.", False),
+    # the role may come after the body's name, and the body's own name (a possessive in the question) is no answer
+    ("What is the name of the AI Office's executive director?", "The AI Office is headed by Jane Smith.", True),
+    ("What is the name of the AI Office's executive director?",
+     "(47) 'AI Office' means the Commission's function of contributing to the implementation.", False),
     # who appoints, or which body decides, is answered by a body
     ("Who appoints the Chief Executive?", "The Chief Executive shall be appointed by the Board.", True),
 ])
@@ -595,3 +599,21 @@ def test_a_value_of_another_defined_term_with_the_same_head_does_not_answer():
     short = _hit("tsp-4", "The Provider must maintain professional indemnity cover of US$150,000.")
     assert assess(q, [own, named], weights=weights).expression == "US$150,000"
     assert assess(q, [short, named], weights=weights).tied > 0.5
+
+
+@pytest.mark.parametrize("question, text, answers", [
+    ("How long does the Commission take to approve a code of practice?",
+     "If, by 2 August 2025, a code of practice cannot be finalised, the Commission may approve it.", False),
+    ("How long does the Commission take to approve a code of practice?",
+     "The Commission shall regularly monitor and approve the codes of practice.", False),
+    ("How long does the Commission take to approve a code of practice?",
+     "The Commission shall approve a code of practice within three months.", True),
+    # a question that asks how often as well takes a frequency
+    ("How long and how often does the Commission approve a code of practice?",
+     "The Commission shall regularly monitor and approve the codes of practice.", True),
+])
+def test_how_long_is_answered_by_a_length_of_time_not_a_deadline_or_a_frequency(question, text, answers):
+    from anchor_core.ask.answerable import assess
+
+    weights = {w: 2.0 for w in ("commission", "take", "approve", "code", "practice")}
+    assert (assess(question, [_hit("art-56", text)], weights=weights).tied > 0) is answers

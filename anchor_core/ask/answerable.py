@@ -54,7 +54,9 @@ from anchor_core.ask.question import (
     asks_calendar_point,
     counted,
     counts_time,
+    expressions,
     has_number,
+    is_frequency,
     is_time_amount,
     mask_references,
 )
@@ -72,6 +74,12 @@ KIND_NOUN = {"date": "date", "duration": "period or deadline", "amount": "amount
              "count": "number", "person_or_body": "person or body", "place": "place", "status": "status code",
              "code": "error code", "age": "age"}
 
+
+_HOW_LONG = re.compile(r"\bhow long\b", re.I)
+# "how long does it take / last": the length of a process, which no date or deadline states (whereas "how long
+# do we have to ..." may be answered by one: "by 2 August 2026")
+_HOW_LONG_TAKES = re.compile(r"\bhow long\b[^?]*?\b(?:take|takes|taking|last|lasts|run|runs)\b", re.I)
+_HOW_OFTEN = re.compile(r"\bhow (?:often|frequently)\b", re.I)
 
 HEADING_SHARE = 0.5
 """How much a focus part found only in the unit heading ties a value to the focus (one in the value's own
@@ -95,6 +103,9 @@ def accepted_kinds(question: str, kind: str) -> tuple[str, ...]:
         return ("duration",)
     # "the maximum retention period", "what minimum notice": a length of time, which a date is not
     if kind == "duration" and asks_bound(question):
+        return ("duration",)
+    # "how long does it take": a length of time too ("by 2 August 2025" is not one)
+    if kind == "duration" and _HOW_LONG_TAKES.search(question) and not _HOW_OFTEN.search(question):
         return ("duration",)
     # "in which year" asks for a point on the calendar: "three years" is not one
     if kind == "date" and asks_calendar_point(question):
@@ -177,6 +188,7 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     accepts = accepted_kinds(question, a.kind)
     out.asked = a.kind if a.value else accepts[0] if len(accepts) == 1 and accepts[0] in KIND_NOUN else ""
     time_amount = a.kind == "duration" and counts_time(question)
+    how_long = a.kind == "duration" and bool(_HOW_LONG.search(question)) and not _HOW_OFTEN.search(question)
     # a count answers "how many members" only next to "members", not as any number in the sentence
     unit_noun = stem(counted(question) or "") if a.kind == "count" else ""
     best_focus, best_tied = 0.0, 0.0
@@ -237,6 +249,10 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
                 found = [e for k in accepts for e in answer_values(text, k, question, numeric=a.numeric)]
                 if time_amount:
                     found = [e for e in found if is_time_amount(e)]
+                elif how_long:  # "how long" is not answered by a frequency ("regularly"), and "how long does
+                    # it take" not by a deadline either ("by 2 August 2025")
+                    found = [e for e in found if not is_frequency(e)
+                             and not (_HOW_LONG_TAKES.search(question) and expressions(e, "date"))]
                 if found and unit_noun:
                     found = found if counts_next_to(text, unit_noun) else []
                 if found:

@@ -316,6 +316,20 @@ def asks_calendar_point(question: str) -> bool:
     return bool(_CALENDAR_POINT.search(question))
 
 
+_FREQUENCY = re.compile(r"\b(?:regularly|periodically|at regular intervals|on a regular basis|(?:semi|bi)-?annually|"
+                        r"half-yearly|annually|yearly|monthly|weekly|daily|hourly|quarterly|fortnightly)\b|"
+                        r"\b(?:once|twice|\w+ times) (?:a|an|per|each|every) (?:year|month|week|day|hour)\b", re.I)
+
+
+def is_frequency(expression: str) -> bool:
+    """The expression says how often, not how long ("regularly", "twice a year", "annually").
+
+    >>> is_frequency("twice a year"), is_frequency("regularly"), is_frequency("two years")
+    (True, True, False)
+    """
+    return bool(_FREQUENCY.search(expression))
+
+
 def is_time_amount(expression: str) -> bool:
     """The expression states an amount of time in a unit ("72 hours", "one month").
 
@@ -773,13 +787,16 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
                  and not _ROLE_WORD.search(m.group(1))]
     if not found:
         return []
+    # the question's own words, a possessive's stem among them ("the AI Office's director": "office")
     asked = {w.lower() for w in words(question)} | spelled_words(question, text)
+    asked |= {re.sub(r"['’]s$", "", w) for w in asked}
     return [x for x in found if set(words(x.lower())) - asked - STOP_WORDS]
 
 
 # --- does a sentence have the shape of the asked kind? -----------------------------------------------------
 
-_ASKS_PERSON_NAME = re.compile(r"\bname of (?:the |a |an )?(?:person|individual|chair\w*|head|director|officer|"
+_ASKS_PERSON_NAME = re.compile(r"\bname of (?:the |a |an )?(?:[\w'’-]+ ){0,3}(?:person|individual|chair\w*|head|"
+                               r"director|officer|"
                                r"president|executive)\b|\bwho (?:is|are) (?:the |our )?current(?:ly)?\b|"
                                r"\bwho (?:currently|now) (?:is|are|chairs?|heads?|leads?|runs?)\b", re.I)
 _PERSON_NAME = re.compile(r"(?-i:[A-Z][a-z'’-]+(?:\s+(?:[A-Z]\.|[A-Z][a-z'’-]+|van|von|de|da|di|al|bin|ibn)){1,3})")
