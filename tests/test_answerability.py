@@ -429,6 +429,8 @@ def test_a_year_like_number_that_counts_a_plural_noun_is_a_count_not_a_year():
     assert expressions("It applies from 2 August 2026 and in 2027 providers shall act.", "date") == [
         "2 August 2026", "2027"]
     assert expressions("The review takes place in 2028.", "count") == []
+    # the day or the year of a date counts nothing
+    assert expressions("Unless deployed by Sept 01 2014, the PEP removes three mirrors.", "count") == ["three"]
     # a number joined to a measure noun measures, it dates nothing ("2048-bit keys")
     assert expressions('only RSA with 2048-bit keys ("RSA1_5") MUST be supported', "date") == []
 
@@ -454,7 +456,10 @@ def test_a_reference_is_not_a_name():
                        "person_or_body") == ["the European Data Protection Board"]
     # an acronym that modifies a noun names no body ("AI systems"); one before a verb is the body's name
     assert expressions("Providers of AI systems shall keep the EU database.", "person_or_body") == []
-    assert expressions("The FSRA may impose a fine; ENISA shall assist.", "person_or_body") == ["The FSRA", "ENISA"]
+    assert expressions("The FSRA may impose a fine; ENISA shall assist.", "person_or_body") == ["FSRA", "ENISA"]
+    # nor is a determiner that opens the sentence part of a name ("The URLs" names nobody)
+    assert expressions("The URLs on docs.python.org are controlled by the infrastructure team.",
+                       "person_or_body") == []
     # a determiner capitalised because it opens the sentence is not part of a place's name
     assert expressions("The Commission shall act.", "place") == []
     assert expressions("It sits in New York.", "place") == ["New York"]

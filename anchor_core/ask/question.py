@@ -447,7 +447,9 @@ _EXPR: dict[str, re.Pattern[str]] = {k: re.compile(p, re.I) for k, p in {
             rf"\b(?:entry into force|date of application|from the date)\b",
     # the patterns are case-insensitive; a name is told by its capitals, so those parts are not ((?-i:...))
     "person_or_body": rf"\b(?:the |a |an )?(?:(?-i:[A-Z])[\w'’-]+\s+){{0,4}}{_BODY_NOUN}\b|"
-                      rf"(?-i:\b[A-Z][a-z]+(?:\s+[A-Z][\w-]+)+\b|\b[A-Z]{{2,}}\b(?!\s+{_NOT_AFTER_NAME}[a-z]))",
+                      # a name of capitalised words, not a determiner that opens the sentence ("The URLs")
+                      rf"(?-i:\b(?!(?:The|A|An|This|That|These|Those|Each|Every|Any|Such)\b)[A-Z][a-z]+"
+                      rf"(?:\s+[A-Z][\w-]+)+\b|\b[A-Z]{{2,}}\b(?!\s+{_NOT_AFTER_NAME}[a-z]))",
     "place": r"\b(?:(?-i:[A-Z])[\w-]+\s+){0,3}(?:Street|Road|Square|Building|Tower|Island|City|Registry|Office)\b|"
              r"\b(?:P\.?O\.? Box|address|located|premises|seat|registered office|URL|https?://\S+|/\.well-known/\S*|"
              r"HKEY_\w+|jurisdiction|territory|Member State|country|countries)\b|"
@@ -519,6 +521,10 @@ def expressions(text: str, kind: str) -> list[str]:
         # makes it one ("at least one sandbox", "no more than one"); "2025" is a year, unless it counts
         # what follows it ("2048 bits")
         bounded = {m.group(1).lower() for m in _BOUNDED_ONE.finditer(masked)}
+        # a day or a year of a date counts nothing ("by Sept 01 2014", "2 August 2026")
+        found = [m for m in found if not _IN_DATE.search(masked[max(0, m.start() - 12):m.start()])
+                 and not _MONTH_AFTER.match(masked, m.end())]
+        out = [m.group(0).strip() for m in found]
         out = [x for x, m in zip(out, found) if (x.lower() not in ("a", "an", "one", "single", "several", "half") or
                                                  x.lower() in bounded) and
                not (_YEAR_LIKE.fullmatch(x) and not _counts_noun(masked, m))]
@@ -526,6 +532,9 @@ def expressions(text: str, kind: str) -> list[str]:
 
 
 _YEAR_LIKE = re.compile(r"(?:19|20)\d{2}")
+_MONTH_ABBR = r"(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?"
+_IN_DATE = re.compile(rf"\b(?:{_MONTH}|{_MONTH_ABBR})\s+$", re.I)
+_MONTH_AFTER = re.compile(rf"\s+(?:{_MONTH}|{_MONTH_ABBR})\b", re.I)
 # a plural noun right after a number ("2048 bits", "1000 iterations"), or a noun joined to it as a measure
 # ("2048-bit keys", "128-byte")
 _COUNTED_AFTER = re.compile(r"\s+[a-z]+s\b|-[a-z]+\b")
