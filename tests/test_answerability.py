@@ -622,3 +622,20 @@ def test_how_long_is_answered_by_a_length_of_time_not_a_deadline_or_a_frequency(
 
     weights = {w: 2.0 for w in ("commission", "take", "approve", "code", "practice")}
     assert (assess(question, [_hit("art-56", text)], weights=weights).tied > 0) is answers
+
+
+@pytest.mark.parametrize("question, text, answers", [
+    # what usually happens, or how many so far, is not what a rule states
+    ("How long does a notified body's conformity assessment usually take?",
+     "The notified body shall carry out the conformity assessment within two weeks.", False),
+    ("How many notified bodies have been designated so far?",
+     "Each Member State shall designate at least one notified body.", False),
+    # a sentence that speaks of practice does answer it
+    ("How long does a notified body's conformity assessment usually take?",
+     "A conformity assessment by a notified body typically takes three months.", True),
+])
+def test_a_question_about_practice_is_not_answered_by_a_rule(question, text, answers):
+    from anchor_core.ask.answerable import assess
+
+    weights = {w: 2.0 for w in ("notified", "body", "bodies", "conformity", "assessment", "designated", "take")}
+    assert (assess(question, [_hit("art-30", text)], weights=weights).tied > 0) is answers

@@ -79,6 +79,14 @@ _HOW_LONG = re.compile(r"\bhow long\b", re.I)
 # "how long does it take / last": the length of a process, which no date or deadline states (whereas "how long
 # do we have to ..." may be answered by one: "by 2 August 2026")
 _HOW_LONG_TAKES = re.compile(r"\bhow long\b[^?]*?\b(?:take|takes|taking|last|lasts|run|runs)\b", re.I)
+# "how long does it usually take", "how many have been designated so far": what happens in practice or has
+# happened until now, which a rule ("within two weeks") does not state; only a sentence that speaks of
+# practice or of the present count does
+_ASKS_PRACTICE = re.compile(r"\b(?:usually|typically|normally|on average|in practice|so far|to date|"
+                            r"up to now|until now)\b", re.I)
+_STATES_PRACTICE = re.compile(r"\b(?:usual(?:ly)?|typical(?:ly)?|normal(?:ly)?|average|in practice|so far|"
+                              r"to date|up to now|until now|generally|as a rule|in most cases|commonly|"
+                              r"currently|at present|as of)\b", re.I)
 _HOW_OFTEN = re.compile(r"\bhow (?:often|frequently)\b", re.I)
 
 HEADING_SHARE = 0.5
@@ -188,6 +196,7 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     accepts = accepted_kinds(question, a.kind)
     out.asked = a.kind if a.value else accepts[0] if len(accepts) == 1 and accepts[0] in KIND_NOUN else ""
     time_amount = a.kind == "duration" and counts_time(question)
+    practice = bool(_ASKS_PRACTICE.search(question))
     how_long = a.kind == "duration" and bool(_HOW_LONG.search(question)) and not _HOW_OFTEN.search(question)
     # a count answers "how many members" only next to "members", not as any number in the sentence
     unit_noun = stem(counted(question) or "") if a.kind == "count" else ""
@@ -245,6 +254,8 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
                 best_focus = cover
                 if not accepts:
                     out.sentence = text
+            if practice and not _STATES_PRACTICE.search(text):
+                tie = 0.0
             if accepts and tie > best_tied and not exempts_asked:
                 found = [e for k in accepts for e in answer_values(text, k, question, numeric=a.numeric)]
                 if time_amount:
