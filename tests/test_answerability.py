@@ -324,6 +324,11 @@ def test_how_many_hours_is_not_answered_by_a_calendar_date():
     ("What is the maximum penalty in US dollars?", "The fine shall not exceed USD 50,000.", True),
     ("Above what cash amount in dirhams must it be reported?", "Transactions above USD15,000 are reported.", False),
     ("What is the fee in euros?", "The fee is EUR 5 000 per application.", True),
+    # nor does a period that counts more than a hundred of the asked unit
+    ("Within how many hours must the provider act?", "The provider shall act within 30 days.", False),
+    ("Within how many hours must the provider act?", "The provider shall act within 3 days.", True),
+    ("How many days may the testing last?", "The testing shall not last longer than six months.", False),
+    ("How many days does a customer have to cancel?", "The customer may cancel within two months.", True),
 ])
 def test_a_value_in_a_unit_far_from_the_asked_one_does_not_answer(question, text, answers):
     from anchor_core.ask.question import answer_values, predict_kind
