@@ -198,6 +198,7 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     time_amount = a.kind == "duration" and counts_time(question)
     practice = bool(_ASKS_PRACTICE.search(question))
     how_long = a.kind == "duration" and bool(_HOW_LONG.search(question)) and not _HOW_OFTEN.search(question)
+    how_long_takes = how_long and bool(_HOW_LONG_TAKES.search(question))
     # a count answers "how many members" only next to "members", not as any number in the sentence
     unit_noun = stem(counted(question) or "") if a.kind == "count" else ""
     best_focus, best_tied = 0.0, 0.0
@@ -263,7 +264,7 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
                 elif how_long:  # "how long" is not answered by a frequency ("regularly"), and "how long does
                     # it take" not by a deadline either ("by 2 August 2025")
                     found = [e for e in found if not is_frequency(e)
-                             and not (_HOW_LONG_TAKES.search(question) and expressions(e, "date"))]
+                             and not (how_long_takes and expressions(e, "date"))]
                 if found and unit_noun:
                     found = found if counts_next_to(text, unit_noun) else []
                 if found:
@@ -319,15 +320,9 @@ def rival_term(text: str, terms: list[str]) -> bool:
     False
     """
     low = text.lower()
-    for t in terms:
-        if t in low:
-            continue
-        head = t.rsplit(" ", 1)[-1]
-        for m in _TERM.finditer(text):
-            found = _DETERMINER.sub("", m.group(0)).lower()
-            if " " in found and found.endswith(" " + head):
-                return True
-    return False
+    written = [_DETERMINER.sub("", m.group(0)).lower() for m in _TERM.finditer(text)]
+    return any(t not in low and any(" " in w and w.endswith(" " + t.rsplit(" ", 1)[-1]) for w in written)
+               for t in terms)
 
 
 _EXEMPTION = re.compile(r"\b(?:other than|except(?: for)?|excluding|with the exception of|apart from|save for|"

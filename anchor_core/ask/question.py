@@ -31,6 +31,10 @@ KINDS = ("date", "duration", "amount", "percentage", "count", "person_or_body", 
 VALUE_KINDS = frozenset({"date", "duration", "amount", "percentage", "count", "person_or_body", "place"})
 
 _TIME_UNIT = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|working days?|business days?)"
+# how often: "regularly", "annually", "twice a year" (a duration expression, but no length of time)
+_FREQUENCY_EXPR = (r"\bregularly\b|\bperiodically\b|\b(?:at regular intervals|on a regular basis)\b|"
+                   r"\b(?:(?:semi|bi)-?annually|half-yearly|annually|yearly|monthly|weekly|daily|hourly|quarterly|"
+                   r"fortnightly)\b|\b(?:once|twice|\w+ times) (?:a|an|per|each|every) (?:year|month|week|day|hour)\b")
 _MONEY_NOUN = (r"(?:fees?|fines?|penalt(?:y|ies)|prices?|costs?|charges?|salar(?:y|ies)|wages?|pay|payments?|"
                r"budgets?|capital|compensation|damages|amounts?|sums?|turnover|remuneration|levy|levies|"
                r"thresholds?|liability|balance sheet|net assets|wealth)")
@@ -316,9 +320,7 @@ def asks_calendar_point(question: str) -> bool:
     return bool(_CALENDAR_POINT.search(question))
 
 
-_FREQUENCY = re.compile(r"\b(?:regularly|periodically|at regular intervals|on a regular basis|(?:semi|bi)-?annually|"
-                        r"half-yearly|annually|yearly|monthly|weekly|daily|hourly|quarterly|fortnightly)\b|"
-                        r"\b(?:once|twice|\w+ times) (?:a|an|per|each|every) (?:year|month|week|day|hour)\b", re.I)
+_FREQUENCY = re.compile(_FREQUENCY_EXPR, re.I)
 
 
 def is_frequency(expression: str) -> bool:
@@ -427,12 +429,11 @@ _STATUS = (r"\bHTTP\s+(?:status\s+(?:code\s+)?)?[1-5]\d\d\b(?:\s+\((?-i:[A-Z])[\
            r"Not Modified|Bad Request|Unauthorized|Forbidden|Not Found|Method Not Allowed|Conflict|Gone|"
            r"Too Many Requests|Internal Server Error|Service Unavailable)\b|(?:status|response|error)\b)|"
            r"\bstatus code (?:of )?[1-5]\d\d\b")
+# a determiner capitalised because it opens the sentence, which is no part of a name ("The Commission")
+_OPENING_DETERMINER = r"(?:The|A|An|This|That|These|Those|Each|Every|Any|Such)"
 _EXPR: dict[str, re.Pattern[str]] = {k: re.compile(p, re.I) for k, p in {
     "duration": rf"\b{_NUM}[\s-]*(?:calendar |working |business |clear |consecutive )?{_TIME_UNIT}\b|"
-                r"\bwithout (?:undue )?delay\b|\bimmediately\b|\bregularly\b|\bperiodically\b|"
-                r"\b(?:at regular intervals|on a regular basis)\b|"
-                r"\b(?:(?:semi|bi)-?annually|half-yearly|annually|yearly|monthly|weekly|daily|hourly|quarterly|"
-                r"fortnightly)\b|\b(?:once|twice|\w+ times) (?:a|an|per|each|every) (?:year|month|week|day|hour)\b|"
+                r"\bwithout (?:undue )?delay\b|\bimmediately\b|" + _FREQUENCY_EXPR + "|"
                 r"\b(?:before|by|until|no later than|not later than)\s+\d{1,2}\s+" + _MONTH + r"\b",
     "amount": r"(?:€|\$|£|¥)\s?\d|\b\d[\d,.\s]*\s*(?:million|billion|thousand)?\s*(?:eur|euros?|usd|us dollars?|"
               r"dollars?|aed|dirhams?|gbp|pounds?|bytes?|kb|kilobytes?|mb|megabytes?|flops?|bits?)\b|"
@@ -448,14 +449,14 @@ _EXPR: dict[str, re.Pattern[str]] = {k: re.compile(p, re.I) for k, p in {
     # the patterns are case-insensitive; a name is told by its capitals, so those parts are not ((?-i:...))
     "person_or_body": rf"\b(?:the |a |an )?(?:(?-i:[A-Z])[\w'’-]+\s+){{0,4}}{_BODY_NOUN}\b|"
                       # a name of capitalised words, not a determiner that opens the sentence ("The URLs")
-                      rf"(?-i:\b(?!(?:The|A|An|This|That|These|Those|Each|Every|Any|Such)\b)[A-Z][a-z]+"
+                      rf"(?-i:\b(?!{_OPENING_DETERMINER}\b)[A-Z][a-z]+"
                       rf"(?:\s+[A-Z][\w-]+)+\b|\b[A-Z]{{2,}}\b(?!\s+{_NOT_AFTER_NAME}[a-z]))",
     "place": r"\b(?:(?-i:[A-Z])[\w-]+\s+){0,3}(?:Street|Road|Square|Building|Tower|Island|City|Registry|Office)\b|"
              r"\b(?:P\.?O\.? Box|address|located|premises|seat|registered office|URL|https?://\S+|/\.well-known/\S*|"
              r"HKEY_\w+|jurisdiction|territory|Member State|country|countries)\b|"
              # a name of capitalised words; a determiner capitalised because it opens the sentence is not
              # part of one ("The Commission shall ...")
-             r"(?-i:\b(?!(?:The|A|An|This|That|These|Those|Each|Every|Any|Such)\b)[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b)",
+             rf"(?-i:\b(?!{_OPENING_DETERMINER}\b)[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b)",
     # a protocol's answer codes: an HTTP status ("HTTP 401 (Unauthorized)", "the 200 OK status code", "a 400
     # response") ...
     "status": _STATUS,
@@ -521,13 +522,12 @@ def expressions(text: str, kind: str) -> list[str]:
         # makes it one ("at least one sandbox", "no more than one"); "2025" is a year, unless it counts
         # what follows it ("2048 bits")
         bounded = {m.group(1).lower() for m in _BOUNDED_ONE.finditer(masked)}
-        # a day or a year of a date counts nothing ("by Sept 01 2014", "2 August 2026")
-        found = [m for m in found if not _IN_DATE.search(masked[max(0, m.start() - 12):m.start()])
-                 and not _MONTH_AFTER.match(masked, m.end())]
-        out = [m.group(0).strip() for m in found]
+        # and a day or a year of a date counts nothing ("by Sept 01 2014", "2 August 2026")
         out = [x for x, m in zip(out, found) if (x.lower() not in ("a", "an", "one", "single", "several", "half") or
                                                  x.lower() in bounded) and
-               not (_YEAR_LIKE.fullmatch(x) and not _counts_noun(masked, m))]
+               not (_YEAR_LIKE.fullmatch(x) and not _counts_noun(masked, m))
+               and not _IN_DATE.search(masked[max(0, m.start() - 12):m.start()])
+               and not _MONTH_AFTER.match(masked, m.end())]
     return [x for x in out if x]
 
 
