@@ -89,6 +89,11 @@ _STATES_PRACTICE = re.compile(r"\b(?:usual(?:ly)?|typical(?:ly)?|normal(?:ly)?|a
                               r"currently|at present|as of)\b", re.I)
 _HOW_OFTEN = re.compile(r"\bhow (?:often|frequently)\b", re.I)
 
+
+def _asks_how_long_it_takes(question: str, kind: str) -> bool:
+    """A duration question about the length of a process ("how long does it take"), not how often."""
+    return kind == "duration" and bool(_HOW_LONG_TAKES.search(question)) and not _HOW_OFTEN.search(question)
+
 HEADING_SHARE = 0.5
 """How much a focus part found only in the unit heading ties a value to the focus (one in the value's own
 sentence: 1). Set a priori, not searched: it was the only value tried (gate LOCO 72/92 refused, 20/211
@@ -113,7 +118,7 @@ def accepted_kinds(question: str, kind: str) -> tuple[str, ...]:
     if kind == "duration" and asks_bound(question):
         return ("duration",)
     # "how long does it take": a length of time too ("by 2 August 2025" is not one)
-    if kind == "duration" and _HOW_LONG_TAKES.search(question) and not _HOW_OFTEN.search(question):
+    if _asks_how_long_it_takes(question, kind):
         return ("duration",)
     # "in which year" asks for a point on the calendar: "three years" is not one
     if kind == "date" and asks_calendar_point(question):
@@ -198,7 +203,7 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     time_amount = a.kind == "duration" and counts_time(question)
     practice = bool(_ASKS_PRACTICE.search(question))
     how_long = a.kind == "duration" and bool(_HOW_LONG.search(question)) and not _HOW_OFTEN.search(question)
-    how_long_takes = how_long and bool(_HOW_LONG_TAKES.search(question))
+    how_long_takes = _asks_how_long_it_takes(question, a.kind)  # _HOW_LONG_TAKES implies how_long
     # a count answers "how many members" only next to "members", not as any number in the sentence
     unit_noun = stem(counted(question) or "") if a.kind == "count" else ""
     best_focus, best_tied = 0.0, 0.0
