@@ -61,6 +61,8 @@ class RetrievalSettings(BaseModel):
     diversify: bool = Field(True, description="at most one direct hit per unit part")
     per_unit: int | None = Field(2, description="at most this many direct hits per unit (None: no limit); "
                                  "chosen by leave-one-set-out over the dev sets")
+    held_back_hops: bool = Field(True, description="a passage of a shown unit that the per-unit limit held back "
+                                 "may still lead a hop; when what it cites earns a slot, it is shown beside it")
     include_recitals: bool = False
     groups: list[str] | None = None
     documents: list[str] | None = None
@@ -199,6 +201,7 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
     direct: list[Hit] = []
     seen_parts: set[tuple[str, str | None]] = set()
     per_unit: dict[str, int] = {}
+    held: list[Hit] = []  # passages the per-unit limit held back, best first
     # Chunks are fetched a window at a time: the per-part and per-unit limits skip some, and the
     # pool must still hold n_fused hits for named and followed units to displace.
     for w in range(0, len(fused), n_fused):
@@ -211,6 +214,9 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
             if c is None or (s.diversify and (c.unit_id, c.part) in seen_parts):
                 continue  # a second slice of the same paragraph adds little: show another provision
             if s.per_unit is not None and per_unit.get(c.unit_id, 0) >= s.per_unit:
+                if s.held_back_hops and len(held) < n_fused:
+                    seen_parts.add((c.unit_id, c.part))
+                    held.append(_hit(c, score, [], bm25_rank=bm25_rank.get(cid), dense_rank=dense_rank.get(cid)))
                 continue  # a fifth paragraph of one article crowds out the annex it points to
             seen_parts.add((c.unit_id, c.part))
             per_unit[c.unit_id] = per_unit.get(c.unit_id, 0) + 1
@@ -226,10 +232,12 @@ def retrieve(question: str, *, store: Store, embedder: Embedder | None, corpus: 
     named_parts = {(h.unit_id, h.part) for h in named}
     pool = [h for h in direct if (h.unit_id, h.part) not in named_parts]
     shown = named + pool[: s.k - len(named)]
-    followed = hop(shown, question=question, qvec=qvec, store=store, corpus=corpus, settings=s)
+    shown_units = {h.unit_id for h in shown}
+    held = [h for h in held if h.unit_id in shown_units and (h.unit_id, h.part) not in named_parts]
+    followed = hop(shown, question=question, qvec=qvec, store=store, corpus=corpus, settings=s, held=held)
     timings["hop"] = (time.perf_counter() - t) * 1000
 
-    hits = assemble(named, pool, followed, k=s.k, max_followed=s.slots, per_parent=s.hop_per_parent)
+    hits = assemble(named, pool, followed, k=s.k, max_followed=s.slots, per_parent=s.hop_per_parent, held=held)
     names = document_names(store, corpus, {h.doc_id for h in hits}) if hits else {}
     for i, h in enumerate(hits, start=1):
         h.rank = i
@@ -248,14 +256,17 @@ def document_names(store: Store, corpus: str, doc_ids: set[str] | None = None) -
 
 
 def assemble(named: list[Hit], direct: list[Hit], followed: list[Hit], *, k: int, max_followed: int,
-             per_parent: int | None = None) -> list[Hit]:
+             per_parent: int | None = None, held: list[Hit] | None = None) -> list[Hit]:
     """``k`` hits: the named ones, then direct and followed hits by score. A followed hit is taken
     only when it outscores the direct hit it would displace (so a question that needs no reference
     gets the direct hits of hops off), only once its parent is shown (so "followed from" always
     names a shown source), at most ``max_followed`` of them (``per_parent`` from one hit), each unit
-    part once."""
+    part once. A followed hit whose parent is one of the ``held`` passages (held back by the
+    per-unit limit) is taken with that parent, when both fit and both outscore the direct hit they
+    would displace."""
     hits = list(named[:k])
     parts = {(h.unit_id, h.part) for h in hits}
+    held_at = {(h.unit_id, h.part): h for h in held or []}
     n_followed = 0
     from_parent: dict[tuple[str, str | None], int] = {}
     queue = sorted([*direct, *followed], key=lambda h: -h.score)  # stable: direct first on a tie
@@ -266,12 +277,20 @@ def assemble(named: list[Hit], direct: list[Hit], followed: list[Hit], *, k: int
             continue
         if h.via:
             parent = (h.via[0].unit_id, h.via[0].part)
-            if n_followed == max_followed or parent not in parts or (
+            lead = held_at.get(parent) if parent not in parts else None
+            if n_followed == max_followed or (parent not in parts and lead is None) or (
                     per_parent is not None and from_parent.get(parent, 0) >= per_parent):
                 continue
+            beaten = next((d for d in direct if (d.unit_id, d.part) not in parts), None)
+            if lead is not None:
+                if len(hits) > k - 2 or (beaten is not None and lead.score < beaten.score):
+                    continue
+                lead.why = (f"shown past the limit of passages per unit, because it cites {h.label}, which "
+                            f"earned a slot (score {lead.score:.4f})")
+                hits.append(lead)
+                parts.add(parent)
             n_followed += 1
             from_parent[parent] = from_parent.get(parent, 0) + 1
-            beaten = next((d for d in direct if (d.unit_id, d.part) not in parts), None)
             if beaten is not None:
                 h.why += f"; outscored the next direct hit, {beaten.label} ({beaten.score:.4f})"
         hits.append(h)
@@ -385,7 +404,7 @@ def _overlaps(c: Chunk, span: tuple[int, int] | None) -> bool:
 
 
 def hop(shown: list[Hit], *, question: str, qvec: np.ndarray | None, store: Store, corpus: str,
-        settings: RetrievalSettings) -> list[Hit]:
+        settings: RetrievalSettings, held: list[Hit] | None = None) -> list[Hit]:
     """Follow references out of (and, with ``backward``, into) the shown hits for ``settings.hops``
     hops, best parents first; best path per chunk, best first.
 
@@ -395,7 +414,11 @@ def hop(shown: list[Hit], *, question: str, qvec: np.ndarray | None, store: Stor
     closest shown hit's instead scored lower on the dev sets: eval/results/retrieval-cv-hops2.md). A target scored by
     its own closeness alone loses whenever it is a list (annexes, schedules, tables), which reads
     nothing like a question. A reference that leads to a shown hit is recorded in that hit's
-    ``cited_by`` (the hit that cites it) instead."""
+    ``cited_by`` (the hit that cites it) instead.
+
+    ``held`` are passages of shown units that the per-unit limit held back; they lead first-hop
+    moves to other units (not to their own unit, and they credit no shown hit), ranked among the
+    shown hits by score, and ``assemble`` shows one only beside a hit it leads to."""
     if settings.hops == 0 or not shown:
         return []
     filters = settings.filters
@@ -405,7 +428,8 @@ def hop(shown: list[Hit], *, question: str, qvec: np.ndarray | None, store: Stor
     unit_chunks: dict[str, list[Chunk]] = {}
     units: dict = {}
     rank = {id(h): i for i, h in enumerate(shown, start=1)}
-    frontier = shown
+    leads = {id(h) for h in held or []}
+    frontier = sorted([*shown, *(held or [])], key=lambda h: -h.score)  # stable: shown first on a tie
     parent_fit: dict[str, float] = {}
     for depth in range(1, settings.hops + 1):
         sources = sorted({h.unit_id for h in frontier})
@@ -452,6 +476,8 @@ def hop(shown: list[Hit], *, question: str, qvec: np.ndarray | None, store: Stor
             cands = [c for c in unit_chunks.get(target, []) if _overlaps(c, span)] or unit_chunks.get(target, [])
             if not cands:
                 continue
+            if id(parent) in leads and target == parent.unit_id:
+                continue  # a held-back passage does not bring in more of its own unit
             chunk = max(cands, key=lambda c: rel.get(c.chunk_id, 0.0))
             decay = settings.hop_decay if kind == "cites" else settings.hop_decay * settings.backward_weight
             if target == parent.unit_id:
@@ -460,7 +486,7 @@ def hop(shown: list[Hit], *, question: str, qvec: np.ndarray | None, store: Stor
             score = parent.score * decay * (settings.hop_floor + (1 - settings.hop_floor) * fit)
             seen = taken.get((chunk.unit_id, chunk.part))
             if seen is not None:
-                if seen is parent:
+                if seen is parent or id(parent) in leads:
                     continue
                 # Forward: the parent cites the shown hit. Backward: the shown hit cites the parent.
                 cited, citing = (seen, parent) if kind == "cites" else (parent, seen)
@@ -479,7 +505,9 @@ def hop(shown: list[Hit], *, question: str, qvec: np.ndarray | None, store: Stor
                 how = "cites it" if kind == "cites" else "is cited by it"
                 if through:
                     how = f"cites it through '{through}' (another part of its own unit, which writes it)"
-                where = f"shown hit #{rank[id(parent)]}" if id(parent) in rank else "a followed hit"
+                where = (f"shown hit #{rank[id(parent)]}" if id(parent) in rank else
+                         "a passage of a shown unit, past its limit of passages" if id(parent) in leads else
+                         "a followed hit")
                 why = (f"{parent.label} ({where}) {how} as '{raw}'; score {parent.score:.4f} × decay {decay:.2f} × "
                        f"({settings.hop_floor:.2f} + {1 - settings.hop_floor:.2f} × fit {fit:.2f}) = {score:.4f}")
                 h = _hit(chunk, score, [step, *parent.via])

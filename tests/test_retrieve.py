@@ -194,3 +194,43 @@ def test_per_unit_limits_direct_hits_of_one_unit(tmp_path):
     assert units(per_unit=2).count("article-1") == 2 and "article-2" in units(per_unit=2)
     with pytest.raises(ValidationError, match="per_unit must be greater than 0"):
         RetrievalSettings(per_unit=0)
+
+
+def _lanterns_citing(tmp_path):
+    """Article 1's third paragraph (past a per-unit limit of 2) is the only one that cites Annex I."""
+    paras = [(str(i), f"{i}. Lanterns shall be lit at dusk by the keeper, number {i}.") for i in range(1, 3)]
+    paras.append(("3", "3. Lanterns lit at dusk burn the oil listed in Annex I."))
+    a1 = unit("article-1", "\n".join(t for _, t in paras), parts=paras)
+    others = [unit(f"article-{i}", f"Lanterns are inspected at dusk in harbour {i}.") for i in range(2, 6)]
+    annex = unit("annex-1", "Whale oil; olive oil; paraffin for lanterns at dusk.", kind="annex")
+    s = SQLiteStore(tmp_path / "h.db")
+    ingest(s, HashEmbedder(), ParsedCorpus(documents=[Document(doc_id="doc")], units=[a1, *others, annex],
+                                           references=[ref(a1, "Annex I", "annex-1")]), corpus="w", adapter="test")
+    return s
+
+
+def test_a_held_back_passage_leads_a_hop_and_is_shown_beside_what_it_leads_to(tmp_path):
+    s = _lanterns_citing(tmp_path)
+
+    def run(**kw):
+        return retrieve("lanterns lit at dusk", store=s, embedder=HashEmbedder(), corpus="w",
+                        settings=RetrievalSettings(k=5, mode="bm25", per_unit=2, hop_decay=1.0, hop_floor=1.0, **kw))
+    on, off = run(), run(held_back_hops=False)
+    # Without the lead, Annex I is out of reach: the paragraph that cites it is not among the hits.
+    assert "annex-1" not in [h.unit_id for h in off.hits]
+    assert [h.unit_id for h in off.hits].count("article-1") == 2
+    by_part = {(h.unit_id, h.part): h for h in on.hits}
+    annex = next(h for h in on.hits if h.unit_id == "annex-1")
+    lead = by_part[("article-1", "3")]  # shown, so "followed from" names a shown source
+    assert [v.label for v in annex.via] == ["article-1(3)"]
+    assert "past its limit of passages" in annex.why and "cites annex-1" in lead.why
+    assert len(on.hits) == 5 and not lead.via
+    # A lead brings no more of its own unit, and never more than the slots it needs.
+    assert [h.unit_id for h in on.hits].count("article-1") == 3
+
+
+def test_a_held_back_passage_is_not_shown_when_nothing_it_cites_earns_a_slot(tmp_path):
+    s = _lanterns_citing(tmp_path)
+    r = retrieve("lanterns lit at dusk", store=s, embedder=HashEmbedder(), corpus="w",
+                 settings=RetrievalSettings(k=5, mode="bm25", per_unit=2, hop_decay=0.1, hop_floor=0.0))
+    assert [h.unit_id for h in r.hits].count("article-1") == 2 and "annex-1" not in [h.unit_id for h in r.hits]
