@@ -381,6 +381,9 @@ class ScopedStore:
     def search_vector(self, corpus: str, vector: np.ndarray, k: int, filters: Filters) -> list[tuple[str, float]]:
         return self.inner.search_vector(corpus, vector, k, self._filters(filters))
 
+    def known_terms(self, corpus: str, terms: list[str], filters: Filters) -> set[str]:
+        return self.inner.known_terms(corpus, terms, self._filters(filters))
+
     # -- reads by id ---------------------------------------------------------------------------
 
     def _only_visible(self, corpus: str, found: dict[str, Any]) -> dict[str, Any]:

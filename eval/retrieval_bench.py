@@ -62,6 +62,9 @@ FUSION_GRID = [{"fusion": "rrf", "bm25_weight": 1.0}, {"fusion": "rrf", "bm25_we
                *({"fusion": "score", "bm25_share": w} for w in (0.3, 0.4, 0.5, 0.6, 0.7))]
 PER_UNIT_GRID = [{"per_unit": n} for n in (None, 1, 2, 3)]
 SLOTS_GRID = [{"hop_slots": n} for n in (None, 1, 2, 3)]
+# The BM25 share scaled by the share of the question's words the corpus writes (known_power 0 = off), with the
+# share itself, since the two trade against each other.
+KNOWN_GRID = [{"bm25_share": w, "known_power": p} for w in (0.3, 0.4, 0.5, 0.6) for p in (0.0, 0.5, 1.0, 2.0)]
 PER_PARENT_GRID = [{"hop_per_parent": n} for n in (None, 1, 2)]
 HOP_GRID = [{"hop_decay": d, "hop_floor": f} for d in (0.6, 0.7, 0.8, 0.9, 1.0) for f in (0.25, 0.5, 0.75)]
 
@@ -188,7 +191,7 @@ class Bm25sBaseline:
 
 
 _MEMO = {"search_bm25", "search_vector", "chunk_vectors", "get_chunks", "units_chunks", "get_units",
-         "references_from", "references_to", "documents", "corpus"}
+         "references_from", "references_to", "documents", "corpus", "known_terms"}
 
 
 def _freeze(x):
@@ -434,7 +437,9 @@ def cross_validate(store, embedder, sets: list[BenchSet], args) -> int:
               "per_unit": ("Direct hits per unit (one hop)", "retrieve", PER_UNIT_GRID),
               "hops": ("Hop scoring (one hop)", "retrieve", HOP_GRID),
               "slots": ("Most followed hits shown (one hop; None: k // 2)", "retrieve", SLOTS_GRID),
-              "per_parent": ("Most followed hits from one shown hit (one hop)", "retrieve", PER_PARENT_GRID)}
+              "per_parent": ("Most followed hits from one shown hit (one hop)", "retrieve", PER_PARENT_GRID),
+              "known": ("BM25 share and its scaling by the question's known-word share (one hop)", "retrieve",
+                        KNOWN_GRID)}
     for title, row, grid in (stages[name] for name in args.stages.split(",")):
         full = [{**fixed, **g} for g in grid]
         scores = grid_search(store, embedder, sets, full, row=row)

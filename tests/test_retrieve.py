@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 from pydantic import ValidationError
 
@@ -5,7 +6,7 @@ from anchor_core.embeddings import HashEmbedder
 from anchor_core.errors import CorpusNotFound, EmptyStore, QueryError, StoreError
 from anchor_core.fusion import rrf
 from anchor_core.indexing import ingest
-from anchor_core.models import Document, Hit, ParsedCorpus
+from anchor_core.models import Document, Filters, Hit, ParsedCorpus
 from anchor_core.retrieve import RetrievalSettings, retrieve
 from anchor_core.stores.sqlite import SQLiteStore
 from tests.conftest import ref, unit
@@ -234,3 +235,43 @@ def test_a_held_back_passage_is_not_shown_when_nothing_it_cites_earns_a_slot(tmp
     r = retrieve("lanterns lit at dusk", store=s, embedder=HashEmbedder(), corpus="w",
                  settings=RetrievalSettings(k=5, mode="bm25", per_unit=2, hop_decay=0.1, hop_floor=0.0))
     assert [h.unit_id for h in r.hits].count("article-1") == 2 and "annex-1" not in [h.unit_id for h in r.hits]
+
+
+class _Topical:
+    """An embedder that places texts by topic: the transparency duty, a machine register, an off switch."""
+
+    model_id, dim = "topical-3", 3
+
+    def embed(self, texts, *, progress=None):
+        def vec(t: str) -> list[float]:
+            if "chatbots" in t or "natural persons" in t:
+                return [1.0, 0.0, 0.0]
+            if "register" in t:
+                return [0.5, 0.87, 0.0]
+            return [0.0, 0.2, 0.98]
+        return np.array([vec(t) for t in texts], dtype=np.float32)
+
+
+def test_bm25_weighs_by_the_share_of_the_question_words_the_corpus_writes(tmp_path):
+    # The corpus writes "users" and "machine" but none of "chatbots", "tell", "talking": BM25 ranks on two
+    # generic words while the dense signal read the whole question, so its first hit must lead.
+    units = [unit("article-1", "Users of a machine must register the machine with the users' office."),
+             unit("article-2", "Providers shall inform natural persons that they interact with an AI system."),
+             unit("article-3", "The machine is switched off at night.")]
+    s = SQLiteStore(tmp_path / "k.db")
+    ingest(s, _Topical(), ParsedCorpus(documents=[Document(doc_id="doc")], units=units), corpus="t",
+           adapter="test")
+    q = "Do chatbots have to tell users they are talking to a machine?"
+
+    def first(**kw) -> str:
+        return retrieve(q, store=s, embedder=_Topical(), corpus="t", settings=RetrievalSettings(hops=0, **kw)
+                        ).hits[0].unit_id
+
+    assert s.known_terms("t", ["chatbots", "tell", "users", "talking", "machine"], Filters()) == {"users", "machine"}
+    assert first(known_power=0.0) == "article-1"  # 0.4 x BM25 first + 0.6 x a middling cosine
+    assert first() == "article-2"  # BM25's share is 0.4 x 2/5
+    # a question in the corpus's own words keeps the full share
+    assert retrieve("Must users register the machine?", store=s, embedder=_Topical(), corpus="t",
+                    settings=RetrievalSettings(hops=0)).hits[0].unit_id == "article-1"
+    with pytest.raises(ValidationError, match="known_power must be between 0 and 4"):
+        RetrievalSettings(known_power=-1)

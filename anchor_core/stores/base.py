@@ -83,6 +83,10 @@ class Store(Protocol):
         the caller to narrow with its own matcher (stemming, lead-ins): it answers "who may
         mention this title" from the index instead of reading every unit."""
 
+    def known_terms(self, corpus: str, terms: list[str], filters: Filters) -> set[str]:
+        """The ``terms`` that at least one chunk ``filters`` let through matches, as :meth:`search_bm25`
+        matches them (analysed the same way): which of a question's words the corpus writes at all."""
+
     def chunk_vectors(self, corpus: str, chunk_ids: list[str]) -> np.ndarray:
         """Stored vectors of the chunks, in the order given (rows of zeros for unknown ids)."""
 

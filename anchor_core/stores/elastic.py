@@ -390,6 +390,16 @@ class ElasticStore:
         body = B.bm25_body(corpus, terms, min(k, B.MAX_RESULT_WINDOW), filters, english=self.english)
         return self._ids(self._search(self._alias(corpus), body, corpus))
 
+    def known_terms(self, corpus: str, terms: list[str], filters: Filters) -> set[str]:
+        """One ``_msearch`` of a one-hit BM25 search per term."""
+        todo = list(dict.fromkeys(t for t in terms if t.strip()))
+        if not todo:
+            return set()
+        alias = self._alias(corpus)
+        lines = [line for t in todo for line in ({"index": alias}, B.bm25_body(corpus, [t], 1, filters,
+                                                                                english=self.english))]
+        return {t for t, r in zip(todo, self._msearch(corpus, lines)) if self._ids(r)}
+
     def search_vector(self, corpus: str, vector: np.ndarray, k: int, filters: Filters) -> list[tuple[str, float]]:
         if k <= 0:
             return []
@@ -400,17 +410,11 @@ class ElasticStore:
                           oversample=self.oversample)
         return self._vector_hits(self._search(self._alias(corpus), body, corpus))
 
-    def search_hybrid(self, corpus: str, terms: list[str], vector: np.ndarray, k: int, filters: Filters
-                      ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
-        """BM25 and kNN candidates in one ``_msearch`` round trip: ``(bm25, vector)`` lists."""
+    def _msearch(self, corpus: str, lines: list[dict]) -> list[dict]:
+        """The responses of one ``_msearch`` over ``corpus``; an unknown corpus raises CorpusNotFound, any
+        other failed search a StoreError."""
         from elasticsearch import NotFoundError
 
-        q = self._check_dim(corpus, vector)
-        if k <= 0:
-            return [], []
-        k = min(k, B.MAX_RESULT_WINDOW)
-        lines = B.msearch_body(self._alias(corpus), corpus, terms or [""], q, k, filters,
-                               num_candidates=self.num_candidates, oversample=self.oversample, english=self.english)
         try:
             with self._errors("search"):
                 responses = self.client.msearch(searches=lines)["responses"]
@@ -424,6 +428,18 @@ class ElasticStore:
                     self.corpus(corpus)
                 raise StoreError(f"Elasticsearch could not run the search ({r.get('status')}: "
                                  f"{r['error'].get('reason', r['error'])})")
+        return responses
+
+    def search_hybrid(self, corpus: str, terms: list[str], vector: np.ndarray, k: int, filters: Filters
+                      ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        """BM25 and kNN candidates in one ``_msearch`` round trip: ``(bm25, vector)`` lists."""
+        q = self._check_dim(corpus, vector)
+        if k <= 0:
+            return [], []
+        k = min(k, B.MAX_RESULT_WINDOW)
+        lines = B.msearch_body(self._alias(corpus), corpus, terms or [""], q, k, filters,
+                               num_candidates=self.num_candidates, oversample=self.oversample, english=self.english)
+        responses = self._msearch(corpus, lines)
         bm25 = self._ids(responses[0]) if terms else []
         dense = self._vector_hits(responses[1]) if np.any(q) else []
         return bm25, dense

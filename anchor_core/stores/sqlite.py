@@ -434,6 +434,9 @@ class SQLiteStore:
         ids = self._chunk_ids([r for r, _ in hits])
         return [(ids[r], s) for r, s in hits if r in ids]
 
+    def known_terms(self, corpus: str, terms: list[str], filters: Filters) -> set[str]:
+        return {t for t in dict.fromkeys(terms) if self.search_bm25(corpus, [t], 1, filters)}
+
     def search_vector(self, corpus: str, vector: np.ndarray, k: int, filters: Filters) -> list[tuple[str, float]]:
         d = self._index(corpus)
         if k <= 0 or not len(d):

@@ -177,6 +177,14 @@ class ReplaceDocumentsContract:
         assert store.search_bm25("up", ["salaries"], 5, Filters(groups=["hr"])) == []
         assert store.search_vector("up", HashEmbedder().embed(["salaries"])[0], 5, Filters(groups=["hr"])) == []
 
+    def test_known_terms_are_the_words_a_visible_chunk_writes(self, store):
+        self._put(store, "up", [_doc_parts("a", ["Salaries are reviewed in spring."], groups=["hr"]),
+                                _doc_parts("b", ["Travel is booked by the office."], groups=["finance"])])
+        assert store.known_terms("up", ["salaries", "travel", "chatbots"], Filters()) == {"salaries", "travel"}
+        # what the viewer's groups hide is not known to that viewer either
+        assert store.known_terms("up", ["salaries", "travel"], Filters(groups=["finance"])) == {"travel"}
+        assert store.known_terms("up", [], Filters()) == set()
+
     def test_failure_leaves_the_corpus_as_it_was(self, store):
         first = self._put(store, "up", [_doc_parts("a", ["Premiums are due monthly."]),
                                         _doc_parts("b", ["Travel is booked by the office."])])
@@ -210,6 +218,10 @@ class StoreContract(ReplaceDocumentsContract):
         info = loaded.corpus("widgets")
         assert (info.units, info.references, info.unresolved) == (3, 1, 1)
         assert [c.name for c in loaded.corpora()] == ["widgets"]
+
+    def test_known_terms_of_an_unknown_corpus_name_what_exists(self, loaded):
+        with pytest.raises(CorpusNotFound, match="widgets"):
+            loaded.known_terms("nope", ["widgets"], Filters())
 
     def test_bm25_ranks_matching_chunk_first(self, loaded):
         hits = loaded.search_bm25("widgets", ["recruitment", "staff"], 5, Filters())

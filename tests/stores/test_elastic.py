@@ -96,7 +96,9 @@ def test_end_to_end_retrieval_offline(small_corpus):
     n_before = len(cluster.requests)
     _check_retrieval(store, small_corpus)
     searches = [p for _, p, _ in cluster.requests[n_before:]]
-    assert searches.count("/_msearch") == 2  # one per retrieval (with and without hops)
+    # two per retrieval (with and without hops): the question's words the corpus writes (one one-hit search
+    # per word), then BM25 and kNN together
+    assert searches.count("/_msearch") == 4
 
 
 @pytest.mark.elasticsearch
