@@ -46,6 +46,14 @@ from tests.ask_fixtures import drone_store
     ("Which company hosts the documentation?", "person_or_body"),
     ("Which firm must appoint the officer?", "person_or_body"),
     ("What minimum score must a new project reach on the quality check?", "count"),
+    # "how long does X have to be" asks for a length as "how long must X be" does, after a condition too; a
+    # verb after "be" makes it a period again
+    ("If our JWE uses A128CBC-HS256, how long does the content encryption key have to be?", "count"),
+    ("How long does a notified body have to be accredited before it can work?", "duration"),
+    ("If a breach happens, how long do we have to be notified?", "duration"),
+    # "how many euros" asks for a sum, as "how much" does
+    ("Up to how many euros can a notified body be fined?", "amount"),
+    ("How many US dollars must the firm hold?", "amount"),
 ])
 def test_answer_kind_is_read_from_the_question(question, kind):
     assert predict_kind(question) == kind
@@ -60,6 +68,11 @@ def test_focus_keeps_every_part_of_a_multi_word_focus():
 
 def test_expressions_of_a_kind_skip_references():
     assert expressions("not later than 72 hours after having become aware of it", "duration") == ["72 hours"]
+    # an ordinal day counted from an event is a period ("enter into force on the twentieth day following ...")
+    assert expressions("shall enter into force on the twentieth day following that of its publication", "duration") \
+        == ["twentieth day following"]
+    assert expressions("on the 30th day after its adoption", "duration") == ["30th day after"]
+    assert expressions("the second paragraph of Article 4", "duration") == []
     assert expressions("fines of up to EUR 35 000 000 or up to 7 % of turnover", "amount")
     assert expressions("in accordance with Article 62(2) and Annex VII point 4.3", "count") == []
     assert expressions("2. The Board shall be composed of one representative per Member State.", "count") == []

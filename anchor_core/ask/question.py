@@ -38,6 +38,8 @@ _FREQUENCY_EXPR = (r"\bregularly\b|\bperiodically\b|\b(?:at regular intervals|on
 _MONEY_NOUN = (r"(?:fees?|fines?|penalt(?:y|ies)|prices?|costs?|charges?|salar(?:y|ies)|wages?|pay|payments?|"
                r"budgets?|capital|compensation|damages|amounts?|sums?|turnover|remuneration|levy|levies|"
                r"thresholds?|liability|balance sheet|net assets|wealth)")
+# "how many euros" asks for a sum, as "how much" does
+_CURRENCY_WORD = r"(?:euros?|dollars?|usd|eur|aed|dirhams?|gbp|pounds(?! of)|francs?)"
 _PERIOD_NOUN = (r"(?:periods?|deadlines?|time ?limits?|time ?frames?|durations?|lifetimes?|notice|intervals?|"
                 r"terms?|window|validity|retention)")
 _BODY_NOUN = (r"(?:authorit(?:y|ies)|bod(?:y|ies)|boards?|committees?|councils?|agenc(?:y|ies)|offices?|"
@@ -56,9 +58,11 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [(k, re.compile(p, re.I)) for k, p i
     ("percentage", r"\b(what|which)\s+(\S+\s+){0,4}(percentage|percent|per cent|share|proportion|fraction)\b|"
                    r"\bhow much of\b|\bwhat (\S+ ){0,5}rate\b(?! limit)|\bas an? (percentage|share|proportion)\b"),
     # "how long must the tag be (when ...)?" asks for a length, not a period
-    ("count", r"^\W*how (long|big|large|wide) (must|may|should|can|is|are|could|would)\b[^?]*\bbe"
+    # (also after a condition: "If our JWE uses A128CBC-HS256, how long does the key have to be?")
+    ("count", r"(?:^\W*|,\s*)how (long|big|large|wide) (must|may|should|can|is|are|could|would|does|do|has to|have to|"
+              r"needs? to)\b[^?]*\bbe"
               r"(?:\s+(?:when|if|where|once|under|with)\b[^?]*)?\W*$|"
-              r"\bhow many (?!(\w+ )?" + _TIME_UNIT + r"\b)"),
+              r"\bhow many (?!(\w+ )?(?:" + _TIME_UNIT + "|" + _CURRENCY_WORD + r")\b)"),
     ("duration", rf"\bhow (long|soon|quickly|fast|often|frequently|early|late)\b|"
                  rf"\bhow many (\w+ )?{_TIME_UNIT}\b|\bhow much (\w+ )?(time|notice|leeway|tolerance|skew)\b|"
                  rf"\bwithin (what|which|how)\b|\b(what|which)\s+(\S+\s+){{0,3}}{_PERIOD_NOUN}\b|"
@@ -66,7 +70,8 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [(k, re.compile(p, re.I)) for k, p i
     ("date", r"^\W*when (did|will|does|do|was|were)\b|\b(what|which|on what|from what|by what|in what)\s+(\w+\s+)?"
              r"(date|day|year|month|version|release)\b|\bby when\b|\bsince when\b|"
              r"\bwhat (\w+ )?(timeline|deadline date)\b"),
-    ("amount", rf"\bhow much\b|\b(what|which|what's)\s+(\S+\s+){{0,5}}{_MONEY_NOUN}\b|\bin (us )?(euros?|dollars|usd|"
+    ("amount", rf"\bhow much\b|\bhow many (us )?{_CURRENCY_WORD}\b|"
+               rf"\b(what|which|what's)\s+(\S+\s+){{0,5}}{_MONEY_NOUN}\b|\bin (us )?(euros?|dollars|usd|"
                rf"eur|aed|kilobytes|bytes|megabytes)\b|\babove what (amount|level|size)\b|\b(paid|earn|cost)\W*$"),
     ("person_or_body", rf"^\W*(who|whom|whose)\b(?! (counts|is considered|qualifies) as)|\bto whom\b|"
                        rf"^\W*(to |by |with )?(which|what)\s+(\w+\s+){{0,2}}{_SING_BODY}\b|{_COND}(who|whom)\b|"
@@ -403,6 +408,8 @@ def spelled_words(question: str, text: str) -> set[str]:
 _NUM_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
              r"sixty|ninety|hundred|thousand|million|billion|half|a|an|single|several)")
 _NUM = rf"(?:\d[\d,.\s]*\d|\d|{_NUM_WORD})"
+_ORDINAL = (r"\d{1,3}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|"
+            r"twelfth|fifteenth|twentieth|thirtieth|fortieth|forty-fifth|sixtieth|ninetieth")
 # references are numbers that are not values: Article 6(2), Section 4.1, RFC 6749, PEP 8, Rule 3.2.1, 2024/1689
 # (and so is a character range of a grammar: "[0-9]")
 # (a range or a series goes with its word: "Paragraphs 1 to 4", "Articles 5, 6 and 7"; markup may glue the
@@ -434,7 +441,10 @@ _OPENING_DETERMINER = r"(?:The|A|An|This|That|These|Those|Each|Every|Any|Such)"
 _EXPR: dict[str, re.Pattern[str]] = {k: re.compile(p, re.I) for k, p in {
     "duration": rf"\b{_NUM}[\s-]*(?:calendar |working |business |clear |consecutive )?{_TIME_UNIT}\b|"
                 r"\bwithout (?:undue )?delay\b|\bimmediately\b|" + _FREQUENCY_EXPR + "|"
-                r"\b(?:before|by|until|no later than|not later than)\s+\d{1,2}\s+" + _MONTH + r"\b",
+                r"\b(?:before|by|until|no later than|not later than)\s+\d{1,2}\s+" + _MONTH + r"\b|"
+                # an ordinal day or month counted from an event: "on the twentieth day following its publication"
+                rf"\b(?:{_ORDINAL})\s+(?:calendar |working |business )?(?:day|week|month|year)\s+"
+                r"(?:after|following|from|of)\b",
     "amount": r"(?:€|\$|£|¥)\s?\d|\b\d[\d,.\s]*\s*(?:million|billion|thousand)?\s*(?:eur|euros?|usd|us dollars?|"
               r"dollars?|aed|dirhams?|gbp|pounds?|bytes?|kb|kilobytes?|mb|megabytes?|flops?|bits?)\b|"
               r"\b(?:eur|usd|aed|gbp|us\$)\s?\d(?:[\d,.]*\d)?(?:\s\d{3}\b)*(?:\s(?:million|billion|thousand))?|"
