@@ -32,6 +32,8 @@ from anchor_core.named import describe_unresolved, named_references
 from anchor_core.stores.base import Store
 from anchor_core.text import query_terms, words
 
+_BOUNDS = {"hops": (0, 3), "known_power": (0, 4)}
+
 
 class RetrievalSettings(BaseModel):
     k: int = 5
@@ -88,18 +90,13 @@ class RetrievalSettings(BaseModel):
                              f"{info.field_name} is 0")
         return v
 
-    @field_validator("hops")
+    @field_validator("hops", "known_power")
     @classmethod
-    def _hops(cls, v: int) -> int:
-        if not 0 <= v <= 3:
-            raise ValueError(f"hops must be between 0 and 3. Currently, the hops is {v}")
-        return v
-
-    @field_validator("known_power")
-    @classmethod
-    def _power(cls, v: float) -> float:
-        if not 0 <= v <= 4:
-            raise ValueError(f"known_power must be between 0 and 4. Currently, the known_power is {v}")
+    def _bounded(cls, v: float, info) -> float:
+        lo, hi = _BOUNDS[info.field_name]
+        if not lo <= v <= hi:
+            raise ValueError(f"{info.field_name} must be between {lo} and {hi}. Currently, the {info.field_name} "
+                             f"is {v}")
         return v
 
     @field_validator("hop_decay")
