@@ -391,6 +391,19 @@ def test_a_question_asking_for_a_longest_or_shortest_period_is_not_answered_by_a
     assert accepted_kinds("What minimum notice period must an employer give?", "duration") == ("duration",)
     assert accepted_kinds("What is the maximum retention period for logs?", "duration") == ("duration",)
     assert accepted_kinds("How long must logs be kept?", "duration") == ("duration", "date")  # "until 2030" answers
+    # "how long is X" asks how long X lasts: "shall apply from 2 August 2025" is no length
+    assert accepted_kinds("How long is the term of office of the chair of the Board?", "duration") == ("duration",)
+    assert accepted_kinds("How long are certificates valid?", "duration") == ("duration",)
+
+
+def test_a_value_the_question_itself_states_is_its_premise_not_its_answer():
+    from anchor_core.ask.question import answer_values
+
+    q = "Police asked for judicial authorisation within 24 hours. How long does the judge have to decide?"
+    assert answer_values("It shall request authorisation within 24 hours.", "duration", q) == []
+    assert answer_values("The judge shall decide within 48 hours.", "duration", q) == ["48 hours"]
+    # a bare count the question also writes may still be the answer ("between two functions")
+    assert answer_values("A call passes between two functions.", "count", "How many between two functions?")
 
 
 @pytest.mark.parametrize("question, text, answers", [

@@ -88,6 +88,8 @@ _STATES_PRACTICE = re.compile(r"\b(?:usual(?:ly)?|typical(?:ly)?|normal(?:ly)?|a
                               r"to date|up to now|until now|generally|as a rule|in most cases|commonly|"
                               r"currently|at present|as of)\b", re.I)
 _HOW_OFTEN = re.compile(r"\bhow (?:often|frequently)\b", re.I)
+# "how long is the term", "how long are certificates valid": the length of something, not a point in time
+_HOW_LONG_IS = re.compile(r"\bhow long (?:is|are|was|were)\b", re.I)
 
 
 def _asks_how_long_it_takes(question: str, kind: str) -> bool:
@@ -117,8 +119,9 @@ def accepted_kinds(question: str, kind: str) -> tuple[str, ...]:
     # "the maximum retention period", "what minimum notice": a length of time, which a date is not
     if kind == "duration" and asks_bound(question):
         return ("duration",)
-    # "how long does it take": a length of time too ("by 2 August 2025" is not one)
-    if _asks_how_long_it_takes(question, kind):
+    # "how long does it take", "how long is the term of office": a length of time too ("by 2 August 2025" is not
+    # one); "how long do we have to" may still be answered by a deadline
+    if _asks_how_long_it_takes(question, kind) or (kind == "duration" and _HOW_LONG_IS.search(question)):
         return ("duration",)
     # "in which year" asks for a point on the calendar: "three years" is not one
     if kind == "date" and asks_calendar_point(question):

@@ -785,6 +785,8 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
     []
     >>> answer_values("It shall act without undue delay.", "duration", "How many days?", numeric=True)
     []
+    >>> answer_values("It shall ask within 24 hours.", "duration", "We asked within 24 hours. How long then?")
+    []
     >>> answer_values("The AI Office shall attend the meetings.", "place", "In which city does the Board meet?")
     []
     >>> answer_values("The Board shall have its seat in Brussels.", "place", "In which city does the Board meet?")
@@ -800,8 +802,14 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
         # "the maximum number" is not answered by "more than one", nor "the minimum" by "up to"
         direction = bound_direction(question)
         found = [x for x in found if states_bound(text, x, direction)]
+    if question and kind in ("duration", "amount", "percentage", "date"):
+        # a value with its unit that the question itself writes is the question's premise, not its answer: "we
+        # asked for authorisation within 24 hours; how long does the judge have to decide?" is not answered by
+        # the sentence that sets those 24 hours
+        asked = " ".join(question.lower().split())
+        found = [x for x in found if not (has_number(x) and " ".join(x.lower().split()) in asked)]
     if kind not in ("person_or_body", "place"):
-        return found  # a number is the answer even when the question holds it too ("between two functions")
+        return found  # a bare number is the answer even when the question holds it too ("between two functions")
     found = [x for x in found if re.search(r"[A-Z]", x) or _BODY_WORD.search(x)]
     if kind == "person_or_body" and _ASKS_PERSON_NAME.search(question):
         # "the name of the person who chairs", "who is the current Chief Executive": a person's name, not a
