@@ -806,8 +806,8 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
         # a value with its unit that the question itself writes is the question's premise, not its answer: "we
         # asked for authorisation within 24 hours; how long does the judge have to decide?" is not answered by
         # the sentence that sets those 24 hours
-        asked = " ".join(question.lower().split())
-        found = [x for x in found if not (has_number(x) and " ".join(x.lower().split()) in asked)]
+        written = " ".join(question.lower().split())
+        found = [x for x in found if not (has_number(x) and " ".join(x.lower().split()) in written)]
     if kind not in ("person_or_body", "place"):
         return found  # a bare number is the answer even when the question holds it too ("between two functions")
     found = [x for x in found if re.search(r"[A-Z]", x) or _BODY_WORD.search(x)]
