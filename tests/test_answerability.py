@@ -73,6 +73,7 @@ def test_expressions_of_a_kind_skip_references():
         == ["twentieth day following"]
     assert expressions("on the 30th day after its adoption", "duration") == ["30th day after"]
     assert expressions("the second paragraph of Article 4", "duration") == []
+    assert expressions("in the first year of operation of the system", "duration") == []
     assert expressions("fines of up to EUR 35 000 000 or up to 7 % of turnover", "amount")
     assert expressions("in accordance with Article 62(2) and Annex VII point 4.3", "count") == []
     assert expressions("2. The Board shall be composed of one representative per Member State.", "count") == []

@@ -443,8 +443,9 @@ _EXPR: dict[str, re.Pattern[str]] = {k: re.compile(p, re.I) for k, p in {
                 r"\bwithout (?:undue )?delay\b|\bimmediately\b|" + _FREQUENCY_EXPR + "|"
                 r"\b(?:before|by|until|no later than|not later than)\s+\d{1,2}\s+" + _MONTH + r"\b|"
                 # an ordinal day or month counted from an event: "on the twentieth day following its publication"
+                # (not "the first year of operation", which counts from nothing)
                 rf"\b(?:{_ORDINAL})\s+(?:calendar |working |business )?(?:day|week|month|year)\s+"
-                r"(?:after|following|from|of)\b",
+                r"(?:after|following|from)\b",
     "amount": r"(?:€|\$|£|¥)\s?\d|\b\d[\d,.\s]*\s*(?:million|billion|thousand)?\s*(?:eur|euros?|usd|us dollars?|"
               r"dollars?|aed|dirhams?|gbp|pounds?|bytes?|kb|kilobytes?|mb|megabytes?|flops?|bits?)\b|"
               r"\b(?:eur|usd|aed|gbp|us\$)\s?\d(?:[\d,.]*\d)?(?:\s\d{3}\b)*(?:\s(?:million|billion|thousand))?|"
