@@ -45,6 +45,10 @@ def relevance(question: str, claims: Sequence[str], *, weights: dict[str, float]
     """
     a = analysis or analyse(question)
     parts = a.parts if weights is None else [p for p in a.parts if weights.get(p)]
+    # the parts the corpus never writes ("chatbots", "tell", "talking") are left out, so the ones it does write
+    # ("users", "machine") would pass for the whole question: word overlap counts only as much as the share of
+    # the focus the corpus knows (the rest is the cosine's to show)
+    known = len(parts) / len(a.parts) if a.parts else 1.0
     idf = {p: (weights.get(p, 1.0) if weights else 1.0) for p in parts}
     total = sum(idf.values())
     stems = {p: stem(p) for p in parts}
@@ -56,7 +60,7 @@ def relevance(question: str, claims: Sequence[str], *, weights: dict[str, float]
     marks, about_any, kind_any = [], False, False
     for i, text in enumerate(claims):
         have = {stem(w) for w in words(text)}
-        cover = sum(idf[p] for p in parts if stems[p] in have) / total if total else 1.0
+        cover = known * sum(idf[p] for p in parts if stems[p] in have) / total if total else 1.0
         about = cover >= min_focus or (bool(cos) and cos[i] >= min_cosine)
         kind_ok = not accepts or any(answer_values(text, k, question, numeric=a.numeric) for k in accepts)
         about_any |= about
@@ -65,7 +69,7 @@ def relevance(question: str, claims: Sequence[str], *, weights: dict[str, float]
     # the value and its subject may sit in two quoted sentences that a reference joins ("fines of up to
     # 10 000 EUR" for infringements of "Article 4", which is about the focus)
     whole = {stem(w) for t in claims for w in words(t)}
-    whole_cover = sum(idf[p] for p in parts if stems[p] in whole) / total if total else 1.0
+    whole_cover = known * sum(idf[p] for p in parts if stems[p] in whole) / total if total else 1.0
     kinded = [not accepts or any(answer_values(t, k, question, numeric=a.numeric) for k in accepts) for t in claims]
     addressed = any(marks) or (any(kinded) and whole_cover >= min_focus)
     focus = a.focus or "the question's subject"
