@@ -421,21 +421,34 @@ class SQLiteStore:
             docs = allowed if docs is None else docs & allowed
         return docs
 
+    def _lexical_documents(self, d: Derived, corpus: str, filters: Filters) -> list[str] | None:
+        """The documents a lexical search is narrowed to (``None``: every one)."""
+        docs = self._visible_docs(corpus, filters)
+        if docs is not None and len(docs) >= len(d.doc_names) and docs.issuperset(d.doc_names):
+            return None  # the filter lets every document through: no need to send it
+        return None if docs is None else sorted(docs)
+
     def search_bm25(self, corpus: str, terms: list[str], k: int, filters: Filters) -> list[tuple[str, float]]:
         if not terms or k <= 0:
             self.corpus(corpus)
             return []
         d = self._index(corpus)
-        docs = self._visible_docs(corpus, filters)
-        if docs is not None and len(docs) >= len(d.doc_names) and docs.issuperset(d.doc_names):
-            docs = None  # the filter lets every document through: no need to send it
-        hits = d.lexical.search(terms, k, documents=None if docs is None else sorted(docs),
+        hits = d.lexical.search(terms, k, documents=self._lexical_documents(d, corpus, filters),
                                 exclude_kinds=filters.exclude_kinds)
         ids = self._chunk_ids([r for r, _ in hits])
         return [(ids[r], s) for r, s in hits if r in ids]
 
     def known_terms(self, corpus: str, terms: list[str], filters: Filters) -> set[str]:
-        return {t for t in dict.fromkeys(terms) if self.search_bm25(corpus, [t], 1, filters)}
+        # one index, one document filter and one id lookup for all the terms, not one of each per term
+        if not terms:
+            self.corpus(corpus)
+            return set()
+        d = self._index(corpus)
+        documents = self._lexical_documents(d, corpus, filters)
+        first = {t: hits[0][0] for t in dict.fromkeys(terms)
+                 if (hits := d.lexical.search([t], 1, documents=documents, exclude_kinds=filters.exclude_kinds))}
+        ids = self._chunk_ids(list(first.values()))
+        return {t for t, r in first.items() if r in ids}
 
     def search_vector(self, corpus: str, vector: np.ndarray, k: int, filters: Filters) -> list[tuple[str, float]]:
         d = self._index(corpus)
