@@ -54,6 +54,10 @@ from tests.ask_fixtures import drone_store
     # "how many euros" asks for a sum, as "how much" does
     ("Up to how many euros can a notified body be fined?", "amount"),
     ("How many US dollars must the firm hold?", "amount"),
+    # a "term" of office is a period; the term a question asks about is a word, not a period
+    ("What is the term of office of the chair?", "duration"),
+    ("What does the term 'deployer' mean?", "definition"),
+    ("Several provisions carve out 'sensitive operational data'. What exactly does that term cover?", "list"),
 ])
 def test_answer_kind_is_read_from_the_question(question, kind):
     assert predict_kind(question) == kind

@@ -41,7 +41,10 @@ _MONEY_NOUN = (r"(?:fees?|fines?|penalt(?:y|ies)|prices?|costs?|charges?|salar(?
 # "how many euros" asks for a sum, as "how much" does
 _CURRENCY_WORD = r"(?:euros?|dollars?|usd|eur|aed|dirhams?|gbp|pounds(?! of)|francs?)"
 _PERIOD_NOUN = (r"(?:periods?|deadlines?|time ?limits?|time ?frames?|durations?|lifetimes?|notice|intervals?|"
-                r"terms?|window|validity|retention)")
+                # "term" of office, not the word a question asks about ("what does that term cover", "the term
+                # 'deployer'", "terms and conditions")
+                r"terms?(?!\s*[‘'\"“]|\s+(?:and conditions|covers?|means?|refers?|includes?|describes?)\b)|"
+                r"window|validity|retention)")
 _BODY_NOUN = (r"(?:authorit(?:y|ies)|bod(?:y|ies)|boards?|committees?|councils?|agenc(?:y|ies)|offices?|"
               r"officers?|courts?|regulators?|persons?|people|individuals?|organi[sz]ations?|institutions?|"
               r"supervisors?|managers?|members?|entit(?:y|ies))")
