@@ -216,3 +216,39 @@ def test_source_labels_read_like_the_document():
     assert unit_label(unit("policy/6", "x", heading="6"), "policy/6", "6.2") == "§6.2"
     assert unit_label(unit("policy/6", "x", heading="6"), "policy/6", None) == "§6"
     assert unit_label(None, "annex-3", "4") == "annex-3(4)"
+
+
+def _with_recital(tmp_path):
+    from anchor_core.stores.sqlite import SQLiteStore
+    from tests.conftest import unit
+
+    st = SQLiteStore(tmp_path / "r.db")
+    parsed = drone_corpus()
+    parsed.units.append(unit("recital-7", "(7) Drone operators should keep their flight logs for two years after "
+                             "each flight, so that incidents can be traced.", kind="recital", heading="Recital (7)"))
+    ingest(st, HashEmbedder(), parsed, corpus="drones", adapter="test")
+    return st
+
+
+def test_a_refusal_says_when_a_left_out_recital_would_answer(tmp_path):
+    st = _with_recital(tmp_path)
+    q = "How many years must drone operators keep their flight logs?"
+    r = ask(q, store=st, embedder=HashEmbedder(), corpus="drones", settings=AskSettings())
+    # the articles state no period for flight logs: still a refusal (recitals are not binding), but it says where
+    assert r.refused and "with them, Recital (7) passes the same test" in r.reason and "--recitals" in r.reason
+    assert any("Recital (7)" in n for n in r.notes)
+    assert any(e.message.startswith("recitals included: ") for e in r.trace if e.stage == "gate")
+    assert r.trace[-1].decision == "refuse"
+    # asked with recitals included, the recital answers, quoted at its own offsets
+    r2 = ask(q, store=st, embedder=HashEmbedder(), corpus="drones", settings=AskSettings(include_recitals=True))
+    assert not r2.refused and any(c.anchor and c.anchor.unit_id == "recital-7" for c in r2.claims)
+    # a refusal no recital would answer says nothing of recitals
+    r3 = ask("What fee does the national aviation authority charge to register a drone?", store=st,
+             embedder=HashEmbedder(), corpus="drones", settings=AskSettings())
+    assert r3.refused and "ecital" not in r3.reason
+
+
+def test_a_corpus_without_recitals_gets_no_recital_check(store):
+    r = run(store, "How much does a drone insurance policy cost for a wedding photographer?")
+    assert r.refused and "ecital" not in r.reason
+    assert not any(e.message.startswith("recitals included: ") for e in r.trace)
