@@ -8,7 +8,8 @@ question (relevance), and how many claims are supported, contradicted or not fou
 - ``verified``: every claim supported (or accepted by a reviewer), every quote verbatim, the answer
   addresses the question (or there is no question), no reviewer mark rejects a claim or asks for work;
 - ``unconfirmed``: nothing failed, but something that ``verified`` needs was not checked (relevance
-  not checked, a quote whose text is not in the record) or a supported claim carries drift flags;
+  not checked, a quote whose text is not in the record), a supported claim carries drift flags, or the
+  gate answered on evidence that barely passed (under its ``confident`` band);
 - ``not_verified``: a check failed or a reviewer rejected a claim or asked for work;
 - ``refused``: the run did not answer.
 
@@ -132,6 +133,9 @@ class Checks(BaseModel):
     relevance: RelevanceCheck
     support: Support
     claims: list[ClaimCheck] = Field(default_factory=list)
+    weak_evidence: str = ""
+    """Set when the gate answered on evidence that barely passed (its score under the ``confident`` band that
+    the gate recorded): answers that weak were more often wrong than right on held-out questions."""
 
 
 class ClaimState(ClaimCheck):
@@ -215,8 +219,14 @@ def checks(report: Report) -> Checks:
     support = Support(claims=len(v), supported=v.count("supported"), partially=v.count("partially_supported"),
                       contradicted=v.count("contradicted"), not_found=v.count("not_found"),
                       flagged=sum(c.verdict == "supported" and bool(c.flags) for c in report.claims))
+    g = report.gate
+    weak = ""
+    if g is not None and g.verdict == "pass" and "confident" in g.thresholds and g.score < g.thresholds["confident"]:
+        weak = (f"the evidence barely passed the answerability test ({g.score:.2f}, confident from "
+                f"{g.thresholds['confident']:.2f}): answers that weak were more often wrong than right on "
+                "held-out questions")
     return Checks(kind=report.kind, refused=report.refused, reason=report.reason, faithfulness=faith,
-                  relevance=relevance, support=support, claims=claims)
+                  relevance=relevance, support=support, claims=claims, weak_evidence=weak)
 
 
 def _label(c: ClaimCheck, mark: Review | None) -> str:
@@ -270,6 +280,8 @@ def assess(ch: Checks, marks: Mapping[int, Review] | None = None) -> Assessment:
     if failed:
         return Assessment(state="not_verified", headline="not verified: " + "; ".join(failed), reasons=failed, **base)
     open_: list[str] = []
+    if ch.weak_evidence:
+        open_.append(ch.weak_evidence)
     if ch.relevance.state == "not_checked":
         open_.append("relevance not checked")
     if ch.faithfulness.not_rechecked:

@@ -294,3 +294,56 @@ def test_dashboard_ask_page_shows_the_headline():
     A.no_traceback(at)
     assert {m.label: m.value for m in at.metric}["Result"] == "not confirmed"
     assert "not confirmed: 1 of 1 claim supported; relevance not checked" in A.texts(at).replace("\\", "")
+
+
+def _gated(score: float, confident: float | None = 0.55) -> Report:
+    from anchor_core.report import GateDecision
+
+    r = extractive_ask(Relevance(addressed=True, kind="procedure", focus="notified bodies", claims=[True]))
+    thresholds = {"pass": 0.32, **({"confident": confident} if confident is not None else {})}
+    r.gate = GateDecision(verdict="pass", score=score, reason="a retrieved passage answers the question",
+                          thresholds=thresholds)
+    return r
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_an_answer_on_evidence_that_barely_passed_the_gate_is_not_headlined_verified(fmt):
+    r = _gated(0.41)
+    a = r.assessment()
+    assert a.state == "unconfirmed" and a.support.supported == 1 and a.relevance.state == "addressed"
+    text = shown(r, fmt)
+    assert "not confirmed: 1 of 1 claim supported; the evidence barely passed the answerability test (0.41, " \
+           "confident from 0.55)" in text
+    if fmt != "json":
+        assert not says_verified(text)
+
+
+def test_evidence_above_the_band_or_a_gate_without_one_leaves_the_run_verified():
+    assert _gated(0.80).assessment().state == "verified"
+    assert _gated(0.41, confident=None).assessment().state == "verified"  # reports saved before the band
+    weak = _gated(0.41)
+    weak.relevance = Relevance(addressed=False, kind="amount", focus="fee", reason=NO_FEE, claims=[False])
+    assert weak.assessment().state == "not_verified"  # a failed check still wins over an open one
+
+
+def test_the_gate_records_the_band_and_says_when_evidence_barely_passed():
+    from anchor_core.ask import answerable as ans_mod
+    from anchor_core.ask.gate import GateSignals, decide
+    from anchor_core.models import Hit
+
+    hit = Hit(chunk_id="c", unit_id="u", doc_id="d", kind="passage", part=None, heading="", start=0, end=10,
+              text="Providers shall keep the logs for six months.", score=1.0)
+    spec = ans_mod.model()
+    seen = set()
+    for i in range(41):  # from no tie to a full one: scores cross the threshold and the band
+        a = ans_mod.Answerability(analysis=ans_mod.analyse("How long must providers keep the logs?"), focus=1.0,
+                                  tied=i / 40, dense=0.6, answers=0.5)
+        score = ans_mod.score(a)
+        if score < spec["threshold"]:
+            continue  # refused: nothing to headline
+        d = decide(GateSignals(), hits=[hit], answerability=a)
+        assert d.verdict == "pass" and d.thresholds["confident"] == spec["confident"]
+        barely = score < spec["confident"]
+        assert ("barely passed" in d.reason) == barely
+        seen.add(barely)
+    assert seen == {True, False}

@@ -316,6 +316,14 @@ def decide(sig: GateSignals, *, hits: list[Hit], model: dict | None = None,
         data = {**sig.as_dict(), **answerability.as_dict()}
         t = {"pass": spec["threshold"]}
         if score >= spec["threshold"]:
+            # "confident": below it, answers were more often wrong than right on held-out questions
+            # (eval/confidence_band.py); such a run is headlined "not confirmed" (anchor_core.assessment)
+            if "confident" in spec:
+                t["confident"] = spec["confident"]
+            if score < t.get("confident", 0.0):
+                return GateDecision(verdict="pass", score=score, signals=data, thresholds=t,
+                                    reason=f"a retrieved passage may answer the question, but the evidence barely "
+                                           f"passed ({score:.2f}, confident from {t['confident']:.2f})")
             return GateDecision(verdict="pass", score=score, signals=data, thresholds=t,
                                 reason=f"a retrieved passage answers the question ({score:.2f})")
         t["borderline"] = spec["threshold"] - spec.get("llm_band", 0.1)
