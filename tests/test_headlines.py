@@ -347,3 +347,13 @@ def test_the_gate_records_the_band_and_says_when_evidence_barely_passed():
         assert ("barely passed" in d.reason) == barely
         seen.add(barely)
     assert seen == {True, False}
+
+
+def test_dashboard_reports_page_headlines_barely_passed_evidence_not_confirmed():
+    at, _ = _open(_gated(0.41))
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Result"] == "not confirmed" and metrics["Relevance"] == "addressed"
+    page = A.texts(at).replace("\\", "")
+    assert "the evidence barely passed the answerability test (0.41, confident from 0.55)" in page
+    listed = next(df.value for df in at.dataframe if "headline" in df.value.columns)
+    assert listed["result"][0] == "not confirmed"
