@@ -12,8 +12,8 @@ unchanged): :mod:`anchor_core.assessment`.
 The band is chosen on the fresh rounds 1-4 (``CHOOSE``: sets whose first runs are recorded, used since for
 kind-grammar mends but never for this band): the highest score on the grid below which the answered questions
 are more often unanswerable than answerable. It is then reported on rounds 5 and 6 (``REPORT``), which did not
-choose it. Only the model with the cross-encoder (``features`` of ``answerable.json``) gets a band; the
-fallback model keeps none.
+choose it. The model with the cross-encoder and its ``fallback`` (no cross-encoder) get a band each. A refit
+of the gate (``python -m eval.answerability --write``) rewrites the file without them: run this again after it.
 """
 
 from __future__ import annotations
@@ -66,11 +66,14 @@ def rows_of(workspace: Path, sets: tuple[str, ...]) -> list[dict]:
     return rows
 
 
-def scores(rows: list[dict]) -> np.ndarray:
+def scores(rows: list[dict], which: str = "full") -> np.ndarray:
+    """The answerability score of every row under the shipped model (``full``) or its ``fallback``."""
     from anchor_core.ask import answerable as ans_mod
 
     m = ans_mod.model()
-    z = m["bias"] + np.array([r["x_full"] for r in rows]) @ np.array([m["weights"][f] for f in m["features"]])
+    m = m if which == "full" else m["fallback"]
+    x = np.array([r["x_full" if which == "full" else "x_fallback"] for r in rows])
+    z = m["bias"] + x @ np.array([m["weights"][f] for f in m["features"]])
     return 1 / (1 + np.exp(-z))
 
 
@@ -91,36 +94,41 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from anchor_core.ask import answerable as ans_mod
 
-    m = ans_mod.model()
-    t = m["threshold"]
+    spec = ans_mod.model()
     choose = rows_of(args.workspace, CHOOSE)
-    table = band_table(choose, scores(choose), t)
-    chosen = max((c for c, n, w in table if n and w / n > 0.5), default=None)
-    print(f"gate threshold {t}; rounds 1-4 ({len(choose)} questions): answered below each cut, and how many of "
-          "those were unanswerable")
-    for c, n, w in table:
-        print(f"  below {c:.2f}: {n:3d} answered, {w:3d} unanswerable ({w / max(n, 1):.2f})"
-              + ("   <- chosen" if c == chosen else ""))
-    if chosen is None:
-        print("no cut has more wrong than right answers below it: no band")
-        return 0
     report = rows_of(args.workspace, REPORT)
-    s = scores(report)
-    answered = (s >= t) & ~np.array([r["ruled"] for r in report])
-    wrong = ~np.array([r["answerable"] for r in report])
-    low, high = answered & (s < chosen), answered & (s >= chosen)
-    print(f"rounds 5-6 ({len(report)} questions, not used to choose): below {chosen:.2f} {int(low.sum())} answered, "
-          f"{int((low & wrong).sum())} unanswerable ({(low & wrong).sum() / max(low.sum(), 1):.2f}); at or above: "
-          f"{int(high.sum())} answered, {int((high & wrong).sum())} unanswerable "
-          f"({(high & wrong).sum() / max(high.sum(), 1):.2f})")
+    chosen: dict[str, float] = {}
+    for which in ("full", "fallback"):
+        t = (spec if which == "full" else spec["fallback"])["threshold"]
+        table = band_table(choose, scores(choose, which), t)
+        cut = max((c for c, n, w in table if n and w / n > 0.5), default=None)
+        print(f"{which} model (threshold {t}); rounds 1-4 ({len(choose)} questions): answered below each cut, and "
+              "how many of those were unanswerable")
+        for c, n, w in table:
+            print(f"  below {c:.2f}: {n:3d} answered, {w:3d} unanswerable ({w / max(n, 1):.2f})"
+                  + ("   <- chosen" if c == cut else ""))
+        if cut is None:
+            print("  no cut has more wrong than right answers below it: no band")
+            continue
+        chosen[which] = cut
+        s = scores(report, which)
+        answered = (s >= t) & ~np.array([r["ruled"] for r in report])
+        wrong = ~np.array([r["answerable"] for r in report])
+        low, high = answered & (s < cut), answered & (s >= cut)
+        print(f"  rounds 5-6 ({len(report)} questions, not used to choose): below {cut:.2f} {int(low.sum())} answered, "
+              f"{int((low & wrong).sum())} unanswerable ({(low & wrong).sum() / max(low.sum(), 1):.2f}); at or above: "
+              f"{int(high.sum())} answered, {int((high & wrong).sum())} unanswerable "
+              f"({(high & wrong).sum() / max(high.sum(), 1):.2f})")
     if args.write:
         path = Path(ans_mod.__file__).parent / "data" / "answerable.json"
-        spec = json.loads(path.read_text(encoding="utf-8"))
-        spec["confident"] = chosen
-        spec["confident_note"] = (f"python -m eval.confidence_band: answers scoring below {chosen} were unanswerable "
-                                  "more often than not on fresh rounds 1-4; such runs are headlined 'not confirmed'")
-        path.write_text(json.dumps(spec, indent=2) + "\n", encoding="utf-8")
-        print(f"wrote confident={chosen} to {path}")
+        data = json.loads(path.read_text(encoding="utf-8"))
+        note = ("python -m eval.confidence_band: answers scoring below it were unanswerable more often than not on "
+                "fresh rounds 1-4; such runs are headlined 'not confirmed'")
+        for which, cut in chosen.items():
+            target = data if which == "full" else data["fallback"]
+            target["confident"], target["confident_note"] = cut, note
+        path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        print(f"wrote {chosen} to {path}")
     return 0
 
 

@@ -333,20 +333,21 @@ def test_the_gate_records_the_band_and_says_when_evidence_barely_passed():
 
     hit = Hit(chunk_id="c", unit_id="u", doc_id="d", kind="passage", part=None, heading="", start=0, end=10,
               text="Providers shall keep the logs for six months.", score=1.0)
-    spec = ans_mod.model()
-    seen = set()
-    for i in range(41):  # from no tie to a full one: scores cross the threshold and the band
-        a = ans_mod.Answerability(analysis=ans_mod.analyse("How long must providers keep the logs?"), focus=1.0,
-                                  tied=i / 40, dense=0.6, answers=0.5)
-        score = ans_mod.score(a)
-        if score < spec["threshold"]:
-            continue  # refused: nothing to headline
-        d = decide(GateSignals(), hits=[hit], answerability=a)
-        assert d.verdict == "pass" and d.thresholds["confident"] == spec["confident"]
-        barely = score < spec["confident"]
-        assert ("barely passed" in d.reason) == barely
-        seen.add(barely)
-    assert seen == {True, False}
+    for answers in (0.5, None):  # the model with the cross-encoder, and its fallback without it
+        seen = set()
+        for i in range(41):  # from no tie to a full one: scores cross the threshold and the band
+            a = ans_mod.Answerability(analysis=ans_mod.analyse("How long must providers keep the logs?"), focus=1.0,
+                                      tied=i / 40, dense=0.6, answers=answers)
+            spec = ans_mod.spec_for(a)
+            score = ans_mod.score(a)
+            if score < spec["threshold"]:
+                continue  # refused: nothing to headline
+            d = decide(GateSignals(), hits=[hit], answerability=a)
+            assert d.verdict == "pass" and d.thresholds["confident"] == spec["confident"]
+            barely = score < spec["confident"]
+            assert ("barely passed" in d.reason) == barely
+            seen.add(barely)
+        assert seen == {True, False}, answers
 
 
 def test_dashboard_reports_page_headlines_barely_passed_evidence_not_confirmed():
