@@ -49,7 +49,9 @@ def run(store, emb, corpus: str, rows: list[dict]) -> list[dict]:
         out.append({**r, "refused": rep.refused, "reason": rep.reason, "code": rep.reason_code,
                     "gold_quoted": bool(units & set(r.get("gold", []))),
                     "fact_quoted": bool(r.get("fact")) and r.get("fact", "") in quotes,
-                    "first": next((c.anchor.quote for c in rep.claims if c.anchor is not None), "")})
+                    "first": next((c.anchor.quote for c in rep.claims if c.anchor is not None), ""),
+                    # the run's headline state (verified / unconfirmed / not_verified / refused) and gate score
+                    "state": rep.assessment().state, "gate_score": round(rep.gate.score, 3) if rep.gate else None})
     return out
 
 
@@ -66,10 +68,16 @@ def summary(rows: list[dict]) -> dict[str, str]:
     ans = [r for r in rows if r["type"] != "unanswerable"]
     un = [r for r in rows if r["type"] == "unanswerable"]
     answered = [r for r in ans if not r["refused"]]
+    wrong = [r for r in un if not r["refused"]]
     return {"unanswerable refused": f"{sum(r['refused'] for r in un)}/{len(un)}",
             "answerable falsely refused": f"{sum(r['refused'] for r in ans)}/{len(ans)}",
             "answered with a gold unit quoted": f"{sum(r['gold_quoted'] for r in answered)}/{len(answered)}",
-            "answered with the asked fact quoted": f"{sum(r['fact_quoted'] for r in answered)}/{len(answered)}"}
+            "answered with the asked fact quoted": f"{sum(r['fact_quoted'] for r in answered)}/{len(answered)}",
+            # what a reader sees: an answer to an unanswerable question should not be headlined "verified"
+            "answered unanswerable headlined verified":
+                f"{sum(r.get('state') == 'verified' for r in wrong)}/{len(wrong)}",
+            "answered answerable headlined verified":
+                f"{sum(r.get('state') == 'verified' for r in answered)}/{len(answered)}"}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,12 +22,15 @@ def test_every_fresh_set_is_well_formed():
 
 
 def test_summary_counts_refusals_and_gold_quotes():
-    rows = [{"type": "single", "refused": False, "gold_quoted": True, "fact_quoted": True},
-            {"type": "single", "refused": False, "gold_quoted": True, "fact_quoted": False},
-            {"type": "single", "refused": False, "gold_quoted": False, "fact_quoted": False},
-            {"type": "single", "refused": True, "gold_quoted": False, "fact_quoted": False},
-            {"type": "unanswerable", "refused": True, "gold_quoted": False, "fact_quoted": False},
-            {"type": "unanswerable", "refused": False, "gold_quoted": False, "fact_quoted": False}]
+    rows = [{"type": "single", "refused": False, "gold_quoted": True, "fact_quoted": True, "state": "verified"},
+            {"type": "single", "refused": False, "gold_quoted": True, "fact_quoted": False, "state": "unconfirmed"},
+            {"type": "single", "refused": False, "gold_quoted": False, "fact_quoted": False, "state": "verified"},
+            {"type": "single", "refused": True, "gold_quoted": False, "fact_quoted": False, "state": "refused"},
+            {"type": "unanswerable", "refused": True, "gold_quoted": False, "fact_quoted": False, "state": "refused"},
+            {"type": "unanswerable", "refused": False, "gold_quoted": False, "fact_quoted": False,
+             "state": "unconfirmed"}]
     assert fresh.summary(rows) == {"unanswerable refused": "1/2", "answerable falsely refused": "1/4",
                                    "answered with a gold unit quoted": "2/3",
-                                   "answered with the asked fact quoted": "1/3"}
+                                   "answered with the asked fact quoted": "1/3",
+                                   "answered unanswerable headlined verified": "0/1",
+                                   "answered answerable headlined verified": "2/3"}
