@@ -320,12 +320,10 @@ def decide(sig: GateSignals, *, hits: list[Hit], model: dict | None = None,
             # (eval/confidence_band.py); such a run is headlined "not confirmed" (anchor_core.assessment)
             if "confident" in spec:
                 t["confident"] = spec["confident"]
-            if score < t.get("confident", 0.0):
-                return GateDecision(verdict="pass", score=score, signals=data, thresholds=t,
-                                    reason=f"a retrieved passage may answer the question, but the evidence barely "
-                                           f"passed ({score:.2f}, confident from {t['confident']:.2f})")
-            return GateDecision(verdict="pass", score=score, signals=data, thresholds=t,
-                                reason=f"a retrieved passage answers the question ({score:.2f})")
+            reason = (f"a retrieved passage may answer the question, but the evidence barely passed ({score:.2f}, "
+                      f"confident from {t['confident']:.2f})" if score < t.get("confident", 0.0) else
+                      f"a retrieved passage answers the question ({score:.2f})")
+            return GateDecision(verdict="pass", score=score, signals=data, thresholds=t, reason=reason)
         t["borderline"] = spec["threshold"] - spec.get("llm_band", 0.1)
         if score >= t["borderline"]:
             # only an LLM judge can overturn this; offline it is refused like weak evidence (pipeline)

@@ -246,19 +246,22 @@ def _gate(question: str, hits, units, qvec, vecs, run: _Run, *, store, info: Cor
     return d
 
 
-_RECITALS: dict[tuple[int, str, str], bool] = {}
-
-
 def _has_recitals(store, info: CorpusInfo) -> bool:
-    """Whether the corpus holds recitals (units of kind ``recital``), which retrieval leaves out by default;
-    read once per store, corpus and version."""
-    key = (id(store), info.name, info.version)
-    if key not in _RECITALS:
-        if len(_RECITALS) > 256:  # a scoped store per request: keep the memo small
-            _RECITALS.clear()
-        ids = [u for u in store.unit_ids(info.name) if u.startswith("recital")]
-        _RECITALS[key] = bool(ids) and any(u.kind == "recital" for u in store.get_units(info.name, ids[:1]).values())
-    return _RECITALS[key]
+    """Whether the corpus holds recitals (units of kind ``recital``), which retrieval leaves out by default.
+    Read on refusals only (about 10 ms for the 13,000 unit ids of the ADGM rulebooks)."""
+    ids = [u for u in store.unit_ids(info.name) if u.startswith("recital")]
+    return bool(ids) and any(u.kind == "recital" for u in store.get_units(info.name, ids[:1]).values())
+
+
+def _gate_weights(store, info: CorpusInfo, question: str, analysis: QuestionAnalysis, filters,
+                  weights: dict[str, float] | None = None) -> dict[str, float]:
+    """IDF of the question's content terms (``weights``, when the caller has them already) and of the focus words
+    that content_terms keeps out ("long", "days"): what the answerability test weighs."""
+    total = max(info.chunks, 1)
+    if weights is None:
+        weights = gate_mod.term_weights(store, info.name, gate_mod.content_terms(question), filters, total)
+    extra = [p for p in analysis.parts if p not in weights]
+    return {**weights, **gate_mod.term_weights(store, info.name, extra, filters, total)}
 
 
 def _recital_hint(question: str, run: _Run, *, store, embedder, info: CorpusInfo, settings: AskSettings,
@@ -276,9 +279,7 @@ def _recital_hint(question: str, run: _Run, *, store, embedder, info: CorpusInfo
     recitals = [h for h in hits if h.kind == "recital"]
     if not recitals:
         return ""
-    filters = s2.retrieval().filters
-    terms = sorted(set(gate_mod.content_terms(question)) | set(analysis.parts))
-    weights = gate_mod.term_weights(store, info.name, terms, filters, max(info.chunks, 1))
+    weights = _gate_weights(store, info, question, analysis, s2.retrieval().filters)
     d = _gate(question, hits, units, qvec, vecs, run, store=store, info=info, settings=s2, weights=weights, llm=llm,
               analysis=analysis, label="recitals included: ")
     if d.verdict != "pass":
@@ -343,11 +344,8 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
     # IDF of the question's terms in this corpus (0 = never mentioned): the gate and the writer both weigh by it
     weights = gate_mod.term_weights(store, corpus, gate_mod.content_terms(question), s.retrieval().filters,
                                     max(info.chunks, 1))
-    # the answerability test also weighs the focus words that content_terms keeps out ("long", "days")
     qa = analyse(question)  # the asked kind and focus: the answerability test and the relevance check share it
-    extra = [p for p in qa.parts if p not in weights]
-    gate_weights = {**weights, **gate_mod.term_weights(store, corpus, extra, s.retrieval().filters,
-                                                       max(info.chunks, 1))}
+    gate_weights = _gate_weights(store, info, question, qa, s.retrieval().filters, weights)
     decision: GateDecision | None = None
     if s.gate:
         decision = _gate(question, hits, units, qvec, vecs, run, store=store, info=info, settings=s,
