@@ -57,21 +57,22 @@ def relevance(question: str, claims: Sequence[str], *, weights: dict[str, float]
         vecs = embedder.embed([question, *claims])
         cos = [float(v) for v in np.asarray(vecs[1:]) @ np.asarray(vecs[0])]
     accepts = accepted_kinds(question, a.kind)
-    marks, about_any, kind_any = [], False, False
+
+    def cover(have: set[str]) -> float:
+        return known * sum(idf[p] for p in parts if stems[p] in have) / total if total else 1.0
+
+    marks, about_any, kinded = [], False, []
     for i, text in enumerate(claims):
-        have = {stem(w) for w in words(text)}
-        cover = known * sum(idf[p] for p in parts if stems[p] in have) / total if total else 1.0
-        about = cover >= min_focus or (bool(cos) and cos[i] >= min_cosine)
+        about = cover({stem(w) for w in words(text)}) >= min_focus or (bool(cos) and cos[i] >= min_cosine)
         kind_ok = not accepts or any(answer_values(text, k, question, numeric=a.numeric) for k in accepts)
         about_any |= about
-        kind_any |= kind_ok
+        kinded.append(kind_ok)
         marks.append(about and kind_ok)
+    kind_any = any(kinded)
     # the value and its subject may sit in two quoted sentences that a reference joins ("fines of up to
     # 10 000 EUR" for infringements of "Article 4", which is about the focus)
-    whole = {stem(w) for t in claims for w in words(t)}
-    whole_cover = known * sum(idf[p] for p in parts if stems[p] in whole) / total if total else 1.0
-    kinded = [not accepts or any(answer_values(t, k, question, numeric=a.numeric) for k in accepts) for t in claims]
-    addressed = any(marks) or (any(kinded) and whole_cover >= min_focus)
+    whole_cover = cover({stem(w) for t in claims for w in words(t)})
+    addressed = any(marks) or (kind_any and whole_cover >= min_focus)
     focus = a.focus or "the question's subject"
     named = accepts[0] if len(accepts) == 1 else ""
     noun = KIND_NOUN.get(a.kind) or KIND_NOUN.get(named, "answer")
