@@ -48,8 +48,8 @@ from ingest import get_adapter, load_adapter_corpus
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 SETS = ("aiact", "gdpr", "peps", "rfc", "adgm")
-FEATURES = ("dense", "focus", "tied", "answers")
-FALLBACK = ("dense", "focus", "tied")
+FEATURES = ("dense", "focus", "tied", "answers", "tied_local", "tied_asked")
+FALLBACK = ("dense", "focus", "tied", "tied_local", "tied_asked")
 """The features of the model used when the cross-encoder is not installed or switched off."""
 OUT = REPO / "anchor_core" / "ask" / "data" / "answerable.json"
 

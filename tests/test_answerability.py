@@ -267,6 +267,45 @@ def test_a_focus_part_only_the_heading_holds_ties_the_value_half_as_much():
     assert under.tied == pytest.approx(HEADING_SHARE * 3 / 4)  # member, shari'a, board: heading only; no experience
 
 
+def test_the_parts_that_tell_retrieved_sentences_apart_weigh_most_in_tied_local():
+    """Every passage about notified bodies writes "notifying authority"; only one writes "withdraw", and not
+    beside the period: the period belongs to another step, which ``tied_local`` sees more sharply than ``tied``."""
+    from anchor_core.ask.answerable import assess
+
+    q = "Within how many days must the notifying authority withdraw the designation?"
+    weights = {w: 2.0 for w in ("notifying", "authority", "withdraw", "designation")}
+    passages = [
+        _hit("art-36", "The notifying authority shall withdraw the designation where the body ceased its activity. "
+                       "The notifying authority shall inform the Commission within 10 days of the designation."),
+        _hit("art-30", "The notifying authority shall monitor the notified body. "
+                       "The notifying authority shall keep records of the designation."),
+    ]
+    other_step = assess(q, passages, weights=weights)
+    assert other_step.expression == "10 days"
+    assert other_step.tied == pytest.approx(0.75)  # notifying, authority, designation: all but the action
+    assert other_step.tied_local < other_step.tied - 0.15  # "withdraw" is what tells the sentences apart
+    stated = assess(q, [_hit("art-36", "The notifying authority shall withdraw the designation within 10 days."),
+                        passages[1]], weights=weights)
+    assert stated.tied == pytest.approx(1.0) and stated.tied_local == pytest.approx(1.0)
+    assert set(stated.features()) >= {"tied", "tied_local", "tied_asked"}
+
+
+def test_tied_asked_reads_the_asking_sentence_not_the_situation_told_before_it():
+    from anchor_core.ask.answerable import asked_sentence, assess
+
+    q = "Our notified body stopped its conformity assessment activities. Within how many days must it inform us?"
+    assert asked_sentence(q) == "Within how many days must it inform us?"
+    weights = {w: 2.0 for w in ("notified", "body", "stopped", "conformity", "assessment", "activities", "inform")}
+    told = assess(q, [_hit("art-36", "A notified body that stopped its conformity assessment activities shall "
+                                     "keep its files for 10 days.")], weights=weights)
+    assert told.tied > 0.8  # the situation's words are all there
+    assert told.tied_asked == pytest.approx(0.0)  # the asked action ("inform") is not
+    # a question of one sentence: the same as tied
+    one = assess("Within how many days must a notified body inform us?",
+                 [_hit("art-36", "A notified body shall inform the authority within 10 days.")], weights=weights)
+    assert one.tied_asked == one.tied
+
+
 def test_a_question_asking_for_a_status_code_is_answered_only_by_one():
     from anchor_core.ask.answerable import assess, reason
 

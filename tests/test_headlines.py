@@ -337,7 +337,8 @@ def test_the_gate_records_the_band_and_says_when_evidence_barely_passed():
         seen = set()
         for i in range(41):  # from no tie to a full one: scores cross the threshold and the band
             a = ans_mod.Answerability(analysis=ans_mod.analyse("How long must providers keep the logs?"), focus=1.0,
-                                      tied=i / 40, dense=0.6, answers=answers)
+                                      tied=i / 40, tied_local=i / 40, tied_asked=i / 40, dense=0.6,
+                                      answers=answers)
             spec = ans_mod.spec_for(a)
             score = ans_mod.score(a)
             if score < spec["threshold"]:

@@ -20,6 +20,15 @@ retrieval (and the reference hops) returned, one sentence at a time:
     it; what the sentence exempts ("other than ...") does not count. A question that counts time
     ("how many days") takes only an amount of time, never a calendar date; one that asks for a status
     or an error code takes only a code. For other kinds it equals ``focus``.
+``tied_local``
+    ``tied`` with each focus part's IDF multiplied by ``log(1 + n / df)``, where ``df`` counts the
+    retrieved sentences that write the part and ``n`` all of them: the parts every retrieved passage
+    writes ("notifying authority") say little about which sentence answers, the ones few write
+    ("withdraw") say much. A value of a neighbouring step shares the common parts and misses the
+    telling one. Parts no retrieved sentence writes are left out (``tied`` already counts them).
+``tied_asked``
+    ``tied`` over the focus parts of the asking sentence only (:func:`asked_sentence`), not of the
+    situation a practitioner tells before it; equal to ``tied`` for a one-sentence question.
 ``dense``
     the best cosine between the question and a retrieved chunk.
 ``answers``
@@ -140,6 +149,11 @@ class Answerability:
     analysis: QuestionAnalysis
     focus: float = 0.0
     tied: float = 0.0
+    tied_local: float = 0.0
+    """``tied`` with each focus part weighed also by how few retrieved sentences write it: the parts that tell
+    the passages apart count most."""
+    tied_asked: float = 0.0
+    """``tied`` over the parts of the question's asking sentence only, not the situation told before it."""
     dense: float = 0.0
     sentence: str = ""
     """The sentence that best ties the asked kind to the focus (or best covers the focus)."""
@@ -156,7 +170,8 @@ class Answerability:
     analysis's value kind, or the form an ``other`` question names: ``status``, ``code``, ``age``)."""
 
     def features(self) -> dict[str, float]:
-        f = {"dense": self.dense, "focus": self.focus, "tied": self.tied}
+        f = {"dense": self.dense, "focus": self.focus, "tied": self.tied, "tied_local": self.tied_local,
+             "tied_asked": self.tied_asked}
         if self.answers is not None:
             f["answers"] = self.answers
         return f
@@ -164,6 +179,7 @@ class Answerability:
     def as_dict(self) -> dict:
         a = self.analysis
         return {"kind": a.kind, "focus_terms": a.parts, "focus": round(self.focus, 3), "tied": round(self.tied, 3),
+                "tied_local": round(self.tied_local, 3), "tied_asked": round(self.tied_asked, 3),
                 "dense": round(self.dense, 3), "expression": self.expression, "answer_sentence": self.sentence[:200],
                 "unknown": self.unknown,
                 **({"answers": round(self.answers, 3), "answer_passage": self.answer_passage[:200]}
@@ -199,7 +215,6 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     idf = {p: weights.get(p, 0.0) for p in parts}
     out.unknown = [p for p in parts if not idf[p]]
     known = [p for p in parts if idf[p]]
-    total = sum(idf[p] for p in known)
     stems = {p: stem(p) for p in known}
     accepts = accepted_kinds(question, a.kind)
     out.asked = a.kind if a.value else accepts[0] if len(accepts) == 1 and accepts[0] in KIND_NOUN else ""
@@ -209,7 +224,6 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     how_long_takes = _asks_how_long_it_takes(question, a.kind)  # _HOW_LONG_TAKES implies how_long
     # a count answers "how many members" only next to "members", not as any number in the sentence
     unit_noun = stem(counted(question) or "") if a.kind == "count" else ""
-    best_focus, best_tied = 0.0, 0.0
     terms = named_terms(question, hits)
     # a passage reached by a reference (or one whose reference was followed) is read with the other
     # end: the penalty article that cites "Article 4" is about what Article 4 is about
@@ -227,6 +241,10 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
             if step.raw:
                 refs.setdefault(h.unit_id, []).append((step.raw, step.unit_id))
                 refs.setdefault(step.unit_id, []).append((step.raw, h.unit_id))
+    # every sentence once: which focus parts its window (it, the sentence before it, the unit heading) holds,
+    # which its value can be tied to (its own words, or the heading at half weight), and whether a value in it
+    # may answer at all; the scores below weigh these sets three ways
+    reads: list[_Reading] = []
     for h in hits:
         sents = sentences(h.text) or []
         heading = {stem(w) for w in words(h.heading)}
@@ -234,7 +252,6 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
         sent_stems = [{stem(w) for w in words(h.text[s.start:s.end])} for s in sents]
         for i, s in enumerate(sents):
             window = sent_stems[i] | (sent_stems[i - 1] if i else set()) | head
-            cover = sum(idf[p] for p in known if stems[p] in window) / total if total else 1.0
             # the value must sit in the sentence that talks about the focus (its unit heading aside,
             # and the unit at the other end of a reference that the sentence itself writes)
             text = h.text[s.start:s.end]
@@ -247,39 +264,107 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
             for raw, other in refs.get(h.unit_id, []):
                 if raw in text:
                     own = own | unit_stems.get(other, set())
-            # the unit heading says what the unit is about, not what this sentence's value is about ("for six
-            # years, records of:" under "Shari'a Supervisory Board"): a focus part only the heading holds
-            # ties the value half as much
-            tie = sum(idf[p] * (1.0 if stems[p] in own else HEADING_SHARE) for p in known
-                      if stems[p] in own or stems[p] in heading) / total if total else 1.0
             # a defined term of the question ("Trust Service Provider") that the passages write whole: where
             # the value's sentence (or the one before it) writes another term of the same head instead, the
             # value is that term's: a "Third Party Provider"'s cover is no Trust Service Provider's, though
             # "provider" and "cover" match. (A short form, "the Board" for "the European Data Protection
             # Board", is no other term.)
-            if terms and rival_term(h.text[sents[i - 1].start:s.end] if i else text, terms):
-                tie = 0.0
+            rival = bool(terms) and rival_term(h.text[sents[i - 1].start:s.end] if i else text, terms)
+            reads.append(_Reading(
+                text=text, window={p for p in known if stems[p] in window},
+                # the unit heading says what the unit is about, not what this sentence's value is about ("for
+                # six years, records of:" under "Shari'a Supervisory Board"): a focus part only the heading
+                # holds ties the value half as much
+                own={p for p in known if stems[p] in own}, heading={p for p in known if stems[p] in heading},
+                tieable=not rival and not (practice and not _STATES_PRACTICE.search(text)) and not exempts_asked,
+                stems=sent_stems[i]))
+    found_at: dict[int, list[str]] = {}
+
+    def values(i: int) -> list[str]:
+        if i not in found_at:
+            text = reads[i].text
+            found = [e for k in accepts for e in answer_values(text, k, question, numeric=a.numeric)]
+            if time_amount:
+                found = [e for e in found if is_time_amount(e)]
+            elif how_long:  # "how long" is not answered by a frequency ("regularly"), and "how long does
+                # it take" not by a deadline either ("by 2 August 2025")
+                found = [e for e in found if not is_frequency(e) and not (how_long_takes and expressions(e, "date"))]
+            if found and unit_noun:
+                found = found if counts_next_to(text, unit_noun) else []
+            found_at[i] = found
+        return found_at[i]
+
+    def strongest(w: dict[str, float]) -> tuple[float, float, int, int]:
+        """(focus, tied, the focus sentence, the tied sentence) under the part weights ``w``."""
+        total = sum(w.values())
+        best_focus, best_tied, at_focus, at_tied = 0.0, 0.0, -1, -1
+        for i, r in enumerate(reads):
+            cover = sum(w.get(p, 0.0) for p in r.window) / total if total else 1.0
             if cover > best_focus:
-                best_focus = cover
-                if not accepts:
-                    out.sentence = text
-            if practice and not _STATES_PRACTICE.search(text):
-                tie = 0.0
-            if accepts and tie > best_tied and not exempts_asked:
-                found = [e for k in accepts for e in answer_values(text, k, question, numeric=a.numeric)]
-                if time_amount:
-                    found = [e for e in found if is_time_amount(e)]
-                elif how_long:  # "how long" is not answered by a frequency ("regularly"), and "how long does
-                    # it take" not by a deadline either ("by 2 August 2025")
-                    found = [e for e in found if not is_frequency(e)
-                             and not (how_long_takes and expressions(e, "date"))]
-                if found and unit_noun:
-                    found = found if counts_next_to(text, unit_noun) else []
-                if found:
-                    best_tied, out.sentence, out.expression = tie, text, found[0]
+                best_focus, at_focus = cover, i
+            if not accepts or not r.tieable:
+                continue
+            held = sum(w.get(p, 0.0) * (1.0 if p in r.own else HEADING_SHARE) for p in r.own | r.heading)
+            tie = held / total if total else 1.0
+            if tie > best_tied and values(i):
+                best_tied, at_tied = tie, i
+        return best_focus, best_tied, at_focus, at_tied
+
+    idf_known = {p: idf[p] for p in known}
+    best_focus, best_tied, at_focus, at_tied = strongest(idf_known)
+    if accepts and at_tied >= 0:
+        out.sentence, out.expression = reads[at_tied].text, values(at_tied)[0]
+    elif not accepts and at_focus >= 0:
+        out.sentence = reads[at_focus].text
     out.focus = best_focus
     out.tied = best_tied if accepts else best_focus
+    out.tied_local = out.tied_asked = out.tied
+    # the parts that tell the retrieved sentences apart: a part most of them write ("notifying authority" in
+    # every passage about notified bodies) says little about which one answers, a part few of them write
+    # ("withdraw", "files") says much; a part none of them writes cannot tie anything and is left out here
+    # (``tied`` counts it as missing)
+    n = len(reads)
+    df = {p: sum(stems[p] in r.stems for r in reads) for p in known}
+    local = {p: idf[p] * math.log(1 + n / df[p]) for p in known if df[p]}
+    if local:
+        f, t, _, _ = strongest(local)
+        out.tied_local = t if accepts else f
+    # the parts of the question sentence itself, not of the situation told before it ("Our notified body has
+    # stopped its activities. Within how many days must the authority withdraw its designation?")
+    asked_stems = {stem(w) for w in words(asked_sentence(question))}
+    own_q = {p: idf[p] for p in known if stems[p] in asked_stems}
+    if own_q and len(own_q) < len(known):
+        f, t, _, _ = strongest(own_q)
+        out.tied_asked = t if accepts else f
     return out
+
+
+@dataclass
+class _Reading:
+    """One retrieved sentence as :func:`assess` reads it (focus parts by where it holds them)."""
+
+    text: str
+    window: set[str]
+    own: set[str]
+    heading: set[str]
+    tieable: bool
+    stems: set[str]
+
+
+_SENTENCE_SPLIT = re.compile(r"(?<=[.?!])\s+")
+
+
+def asked_sentence(question: str) -> str:
+    """The sentence of ``question`` that asks (its last one ending in "?", else its last one).
+
+    >>> asked_sentence("Our body stopped operating. Within how many days must the authority act? Thanks.")
+    'Within how many days must the authority act?'
+    >>> asked_sentence("retention period for CCTV footage")
+    'retention period for CCTV footage'
+    """
+    parts = [s.strip() for s in _SENTENCE_SPLIT.split(question.strip()) if s.strip()]
+    asks = [s for s in parts if s.endswith("?")]
+    return (asks[-1] if asks else parts[-1]) if parts else question
 
 
 _TERM = re.compile(r"(?<![\w'’])(?:[A-Z][\w'’-]*\s+){1,4}[A-Z][\w'’-]*")
