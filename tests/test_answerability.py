@@ -291,7 +291,8 @@ def test_the_parts_that_tell_retrieved_sentences_apart_weigh_most_in_tied_local(
 
 
 def test_tied_asked_reads_the_asking_sentence_not_the_situation_told_before_it():
-    from anchor_core.ask.answerable import asked_sentence, assess
+    from anchor_core.ask.answerable import assess
+    from anchor_core.ask.question import asked_sentence
 
     q = "Our notified body stopped its conformity assessment activities. Within how many days must it inform us?"
     assert asked_sentence(q) == "Within how many days must it inform us?"
@@ -604,6 +605,39 @@ def test_a_name_or_place_made_of_the_question_s_own_words_does_not_answer_it():
     weights = {w: 2.0 for w in ("current", "chief", "executive", "fsra")}
     echo = assess(q, [_hit("u-1", "The Chief Executive", heading="The Chief Executive")], weights=weights)
     assert echo.tied == 0.0 and echo.focus >= 0.5
+
+
+def test_a_place_in_the_situation_is_not_a_reason_to_refuse_one_in_the_asked_sentence_is(tmp_path):
+    """"We are established in Belgium. Where must we apply?": the corpus never writes Belgium, but the question
+    asks where to apply, which it answers; "Which fee does the Belgian office charge?" asks about Belgium."""
+    from anchor_core.indexing import ingest
+    from anchor_core.models import Document, ParsedCorpus
+    from tests.conftest import unit
+
+    text = ("A conformity assessment body shall submit an application for notification to the notifying authority "
+            "of the Member State in which it is established.")
+    st = SQLiteStore(tmp_path / "a.db")
+    ingest(st, HashEmbedder(), ParsedCorpus(documents=[Document(doc_id="doc", title="Act")],
+                                            units=[unit("article-29", text, heading="Application for notification")]),
+           corpus="act", adapter="test")
+    s = AskSettings()
+    told = ask("Our conformity assessment body is established in Belgium. To the notifying authority of which "
+               "Member State must it submit its application for notification?", store=st, embedder=HashEmbedder(),
+               corpus="act", settings=s)
+    assert told.reason_code != "term_missing" and told.gate.signals["missing_names"] == []
+    asked = ask("Which notifying authority in Belgium receives the application for notification?", store=st,
+                embedder=HashEmbedder(), corpus="act", settings=s)
+    assert asked.refused and asked.reason_code == "term_missing" and "'belgium'" in asked.reason
+
+
+def test_a_word_that_opens_a_sentence_is_not_a_name():
+    from anchor_core.ask.gate import names
+
+    q = "We doubt the body is competent. Apart from the notifying authority, which body investigates? Leaving it?"
+    assert names(q) == set()
+    # written in capitals or with a capital inside, a word that opens a sentence is still a name
+    assert names("Is the Data Act relevant? GDPR aside, which law applies? OpenAI asks.") == {
+        "data", "act", "gdpr", "openai"}
 
 
 def test_a_version_the_corpus_never_writes_is_a_missing_name(tmp_path):

@@ -58,6 +58,7 @@ from anchor_core.ask.question import (
     analyse,
     answer_values,
     asked_form,
+    asked_sentence,
     asked_unit,
     asks_bound,
     asks_calendar_point,
@@ -349,22 +350,6 @@ class _Reading:
     heading: set[str]
     tieable: bool
     stems: set[str]
-
-
-_SENTENCE_SPLIT = re.compile(r"(?<=[.?!])\s+")
-
-
-def asked_sentence(question: str) -> str:
-    """The sentence of ``question`` that asks (its last one ending in "?", else its last one).
-
-    >>> asked_sentence("Our body stopped operating. Within how many days must the authority act? Thanks.")
-    'Within how many days must the authority act?'
-    >>> asked_sentence("retention period for CCTV footage")
-    'retention period for CCTV footage'
-    """
-    parts = [s.strip() for s in _SENTENCE_SPLIT.split(question.strip()) if s.strip()]
-    asks = [s for s in parts if s.endswith("?")]
-    return (asks[-1] if asks else parts[-1]) if parts else question
 
 
 _TERM = re.compile(r"(?<![\w'’])(?:[A-Z][\w'’-]*\s+){1,4}[A-Z][\w'’-]*")

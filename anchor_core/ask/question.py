@@ -897,3 +897,19 @@ def fits_kind(text: str, kind: str, *, lead_in: bool = False, point: bool = Fals
     if kind == "procedure":
         return 1.0 if lead_in else 0.5 if _STEPS.search(text) else 0.0
     return 0.0
+
+
+_SENTENCE_SPLIT = re.compile(r"(?<=[.?!])\s+")
+
+
+def asked_sentence(question: str) -> str:
+    """The sentence of ``question`` that asks (its last one ending in "?", else its last one).
+
+    >>> asked_sentence("Our body stopped operating. Within how many days must the authority act? Thanks.")
+    'Within how many days must the authority act?'
+    >>> asked_sentence("retention period for CCTV footage")
+    'retention period for CCTV footage'
+    """
+    parts = [s.strip() for s in _SENTENCE_SPLIT.split(question.strip()) if s.strip()]
+    asks = [s for s in parts if s.endswith("?")]
+    return (asks[-1] if asks else parts[-1]) if parts else question
