@@ -607,19 +607,25 @@ def test_a_name_or_place_made_of_the_question_s_own_words_does_not_answer_it():
     assert echo.tied == 0.0 and echo.focus >= 0.5
 
 
-def test_a_place_in_the_situation_is_not_a_reason_to_refuse_one_in_the_asked_sentence_is(tmp_path):
-    """"We are established in Belgium. Where must we apply?": the corpus never writes Belgium, but the question
-    asks where to apply, which it answers; "Which fee does the Belgian office charge?" asks about Belgium."""
+def _one_unit_store(tmp_path, corpus: str, title: str, unit_id: str, text: str, heading: str) -> SQLiteStore:
+    """A store holding one corpus of one document with one unit (hash embeddings)."""
     from anchor_core.indexing import ingest
     from anchor_core.models import Document, ParsedCorpus
     from tests.conftest import unit
 
+    st = SQLiteStore(tmp_path / "a.db")
+    ingest(st, HashEmbedder(), ParsedCorpus(documents=[Document(doc_id="doc", title=title)],
+                                            units=[unit(unit_id, text, heading=heading)]),
+           corpus=corpus, adapter="test")
+    return st
+
+
+def test_a_place_in_the_situation_is_not_a_reason_to_refuse_one_in_the_asked_sentence_is(tmp_path):
+    """"We are established in Belgium. Where must we apply?": the corpus never writes Belgium, but the question
+    asks where to apply, which it answers; "Which fee does the Belgian office charge?" asks about Belgium."""
     text = ("A conformity assessment body shall submit an application for notification to the notifying authority "
             "of the Member State in which it is established.")
-    st = SQLiteStore(tmp_path / "a.db")
-    ingest(st, HashEmbedder(), ParsedCorpus(documents=[Document(doc_id="doc", title="Act")],
-                                            units=[unit("article-29", text, heading="Application for notification")]),
-           corpus="act", adapter="test")
+    st = _one_unit_store(tmp_path, "act", "Act", "article-29", text, "Application for notification")
     s = AskSettings()
     told = ask("Our conformity assessment body is established in Belgium. To the notifying authority of which "
                "Member State must it submit its application for notification?", store=st, embedder=HashEmbedder(),
@@ -644,16 +650,10 @@ def test_a_version_the_corpus_never_writes_is_a_missing_name(tmp_path):
     """"OAuth 2.1" is another name than the "OAuth 2.0" a corpus covers: refused as a name the corpus
     never mentions, while the version it does write is answered from it."""
     from anchor_core.ask.gate import versioned_names
-    from anchor_core.indexing import ingest
-    from anchor_core.models import Document, ParsedCorpus
-    from tests.conftest import unit
 
     text = ("The OAuth 2.0 authorization framework defines four grant types: authorization code, implicit, "
             "resource owner password credentials and client credentials.")
-    st = SQLiteStore(tmp_path / "a.db")
-    ingest(st, HashEmbedder(), ParsedCorpus(documents=[Document(doc_id="doc", title="OAuth")],
-                                            units=[unit("section-1", text, heading="1. Introduction")]),
-           corpus="oauth", adapter="test")
+    st = _one_unit_store(tmp_path, "oauth", "OAuth", "section-1", text, "1. Introduction")
     assert versioned_names("Which grant types were removed in OAuth 2.1, per Section 4.1?") == ["OAuth 2.1"]
     settings = AskSettings()
     r = ask("Which grant types were removed in OAuth 2.1?", store=st, embedder=HashEmbedder(), corpus="oauth",
@@ -672,16 +672,10 @@ def test_a_file_host_or_identifier_the_corpus_never_writes_is_a_missing_name(tmp
     """"pyproject.toml" is a name: a corpus that never writes it does not cover the question, though it
     writes "project"; one that it does write ("setup.cfg", "client_secret") is no reason to refuse."""
     from anchor_core.ask.gate import missing_versions
-    from anchor_core.indexing import ingest
-    from anchor_core.models import Document, ParsedCorpus
-    from tests.conftest import unit
 
     text = ("A project declares its metadata in setup.cfg. The client authenticates with its client_secret, "
             "and the project's documentation is served from docs.python.org.")
-    st = SQLiteStore(tmp_path / "a.db")
-    ingest(st, HashEmbedder(), ParsedCorpus(documents=[Document(doc_id="doc", title="Packaging")],
-                                            units=[unit("section-1", text, heading="1. Packaging")]),
-           corpus="pkg", adapter="test")
+    st = _one_unit_store(tmp_path, "pkg", "Packaging", "section-1", text, "1. Packaging")
     assert missing_versions("How do you declare build requirements for a project in pyproject.toml?", st,
                             "pkg") == ["pyproject.toml"]
     assert missing_versions("What goes into setup.cfg, and where is client_secret sent?", st, "pkg") == []
