@@ -311,6 +311,11 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
                 best_tied, at_tied = tie, i
         return best_focus, best_tied, at_focus, at_tied
 
+    def feature(w: dict[str, float]) -> float:
+        """``tied`` under the part weights ``w`` (``focus`` for a question that asks for no value)."""
+        f, t, _, _ = strongest(w)
+        return t if accepts else f
+
     idf_known = {p: idf[p] for p in known}
     best_focus, best_tied, at_focus, at_tied = strongest(idf_known)
     if accepts and at_tied >= 0:
@@ -328,15 +333,13 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     df = {p: sum(stems[p] in r.stems for r in reads) for p in known}
     local = {p: idf[p] * math.log(1 + n / df[p]) for p in known if df[p]}
     if local:
-        f, t, _, _ = strongest(local)
-        out.tied_local = t if accepts else f
+        out.tied_local = feature(local)
     # the parts of the question sentence itself, not of the situation told before it ("Our notified body has
     # stopped its activities. Within how many days must the authority withdraw its designation?")
     asked_stems = {stem(w) for w in words(asked_sentence(question))}
     own_q = {p: idf[p] for p in known if stems[p] in asked_stems}
     if own_q and len(own_q) < len(known):
-        f, t, _, _ = strongest(own_q)
-        out.tied_asked = t if accepts else f
+        out.tied_asked = feature(own_q)
     return out
 
 

@@ -200,7 +200,6 @@ def signals(question: str, hits: list[Hit], *, store: Store, corpus: str, filter
     sig = GateSignals(terms=terms)
     if not terms:
         return sig
-    caps = names(question)
     total = max(store.corpus(corpus).chunks if total is None else total, 1)
     if weights is None:
         weights = term_weights(store, corpus, terms, filters, total)
@@ -211,10 +210,9 @@ def signals(question: str, hits: list[Hit], *, store: Store, corpus: str, filter
     # a name refuses only where the question asks about it: one in the situation told before the asking sentence
     # ("We are established in Belgium. Which authority ...?") is the asker's circumstance, which a regulation
     # does not name; it weighs nothing, like a lay word (fresh sets, rounds 1-9: such names were in 10 answerable
-    # questions and 1 unanswerable one)
+    # questions and 1 unanswerable one). The asking sentence's names are the question's names that stand in it.
     asked = names(asked_sentence(question))
-    sig.missing_names = [t for t in sig.missing if t in caps and t in asked and t not in lay
-                         and not acronym_in(t, spelled)]
+    sig.missing_names = [t for t in sig.missing if t in asked and t not in lay and not acronym_in(t, spelled)]
     sig.missing_names += missing_versions(question, store, corpus)
     idf = dict(weights)
     for t in sig.missing:
