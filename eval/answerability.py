@@ -146,10 +146,12 @@ def answer_scores(rows: list[dict], cache_path: Path) -> None:
         r["answers"] = [have[key(r["question"], ans_mod.passage_text(h))] for h in r["hits"]]
 
 
-def featurise(rows: list[dict]) -> None:
+def featurise(rows: list[dict], embedder=None) -> None:
+    """The gate's features of each cached row (``embedder``: as the product's ask passes it, for what a
+    count question counts)."""
     for r in rows:
         a = ans_mod.assess(r["question"], r["hits"], weights=r["weights"], dense=r["dense"],
-                           answers=r.get("answers"))
+                           answers=r.get("answers"), embedder=embedder)
         r["kind"] = a.analysis.kind
         f = a.features()
         f.setdefault("answers", 0.0)  # a question with no hits has no cross-encoder score
@@ -315,7 +317,9 @@ def main(argv: list[str] | None = None) -> int:
         rows += got
         print(f"{name}: {len(qs)} questions in {time.perf_counter() - t:.0f}s", flush=True)
     answer_scores(rows, ws / "answers-ce-cache.db")
-    featurise(rows)
+    if emb is None:
+        emb = CachedEmbedder(PersistentCache(make_embedder("minilm"), ws / "embedding-cache.db"))
+    featurise(rows, emb)
     fallback_rows = [dict(r, x=r["x_fallback"]) for r in rows if r["set"] in SETS]
     fallback_folds = {s: loco_fold(fallback_rows, s, args.max_false) for s in names if s in SETS}
     fallback_report = {s: {"threshold": t, **rates(test, ref)} for s, (t, test, ref) in fallback_folds.items()}

@@ -62,7 +62,9 @@ def rows_of(workspace: Path, sets: tuple[str, ...]) -> list[dict]:
         cache.write_bytes(pickle.dumps(got))
         rows += got
     A.answer_scores(rows, workspace / "answers-ce-cache.db")
-    A.featurise(rows)
+    if emb is None:
+        emb = CachedEmbedder(PersistentCache(make_embedder("minilm"), workspace / "embedding-cache.db"))
+    A.featurise(rows, emb)
     return rows
 
 

@@ -219,6 +219,51 @@ def test_a_count_answers_only_next_to_the_counted_noun():
     assert counts_next_to("The server keeps at most 16 bytes.", stem("bytes"))
 
 
+class _WordVectors:
+    """A fake embedder with fixed unit vectors per word: "countries" and "states" close, the rest apart."""
+
+    model_id = "fake-words"
+    VEC = {"countries": (1.0, 0.0, 0.0), "states": (0.8, 0.6, 0.0), "member": (0.0, 1.0, 0.0),
+           "bytes": (0.0, 0.0, 1.0), "bits": (0.0, 0.1, 0.995)}
+
+    def embed(self, texts):
+        import numpy as np
+
+        return np.array([self.VEC.get(t, (0.0, 0.6, 0.8)) for t in texts])
+
+
+def test_a_count_question_s_noun_matches_the_corpus_s_word_for_it_by_the_embedder():
+    from anchor_core.ask.answerable import count_synonyms, counts_next_to, number_followers
+    from anchor_core.scorers.text import stem
+
+    text = "The Commission may act where the infringement affects persons in at least three Member States."
+    followers = number_followers(text)
+    assert followers == {"member", "states"}
+    also = count_synonyms("countries", followers, _WordVectors(), threshold=0.55)
+    assert also == frozenset({"states"})
+    assert counts_next_to(text, stem("countries"), also=also)
+    assert not counts_next_to(text, stem("countries"))  # the question's own word alone does not find it
+    # the corpus's word counts only after the number: "States" before it counts nothing
+    assert not counts_next_to("Member States shall notify 12 authorities.", stem("countries"), also=also)
+    # no embedder, no synonyms; and a unit of measure is never another's synonym, however close the vectors
+    assert count_synonyms("countries", followers, None) == frozenset()
+    assert count_synonyms("bytes", {"bits"}, _WordVectors(), threshold=0.5) == frozenset()
+
+
+def test_assess_ties_a_count_written_in_the_corpus_s_word_only_with_an_embedder():
+    from anchor_core.ask.answerable import assess
+
+    hits = [_hit("a", "The Commission may adopt a joint decision where the infringement affects persons in at "
+                      "least three Member States.")]
+    q = "In at least how many EU countries must an infringement affect persons for a joint decision?"
+    weights = {w: 2.0 for w in ("countries", "infringement", "affect", "persons", "joint", "decision", "eu")}
+    weights["eu"] = 0.0
+    without = assess(q, hits, weights=weights)
+    with_vectors = assess(q, hits, weights=weights, embedder=_WordVectors())
+    assert without.tied == 0.0
+    assert with_vectors.tied > 0.5 and with_vectors.expression == "three"
+
+
 def test_a_sum_written_after_its_currency_is_read_whole():
     assert expressions("a minimum indemnity cover of US$150,000.", "amount") == ["US$150,000"]
     assert expressions("fines of up to EUR 35 000 000 or 7 %", "amount")[0] == "EUR 35 000 000"

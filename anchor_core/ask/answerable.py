@@ -52,6 +52,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
+import numpy as np
+
 from anchor_core import crossencoder
 from anchor_core.ask.question import (
     QuestionAnalysis,
@@ -70,10 +72,11 @@ from anchor_core.ask.question import (
     is_time_amount,
     mask_references,
 )
+from anchor_core.embeddings import Embedder
 from anchor_core.models import Hit
 from anchor_core.scorers.text import stem
 from anchor_core.segment import sentences
-from anchor_core.text import words
+from anchor_core.text import STOP_WORDS, words
 
 # a deadline may be stated as a date or as a period; a fine as a sum or as a share of turnover
 ACCEPTS: dict[str, tuple[str, ...]] = {
@@ -203,10 +206,13 @@ def answer_scores(question: str, hits: list[Hit]) -> list[float] | None:
 
 
 def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: float = 0.0,
-           analysis: QuestionAnalysis | None = None, answers: list[float] | None = None) -> Answerability:
+           analysis: QuestionAnalysis | None = None, answers: list[float] | None = None,
+           embedder: Embedder | None = None) -> Answerability:
     """Score how well one place in ``hits`` answers ``question``. ``weights`` maps words to their
     IDF in the corpus (0.0 = never used); words missing from it count as unknown. ``answers``: the
-    cross-encoder's score per hit (:func:`answer_scores`), when it ran."""
+    cross-encoder's score per hit (:func:`answer_scores`), when it ran. ``embedder``: lets a count
+    question's noun match the corpus's word for it (:func:`count_synonyms`); without one, only its own
+    word counts."""
     a = analysis or analyse(question)
     out = Answerability(analysis=a, dense=dense)
     if answers is not None and len(answers) == len(hits) and hits:
@@ -279,6 +285,10 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
                 own={p for p in known if stems[p] in own}, heading={p for p in known if stems[p] in heading},
                 tieable=not rival and not (practice and not _STATES_PRACTICE.search(text)) and not exempts_asked,
                 stems=sent_stems[i]))
+    # what a count question counts may be written in the corpus's own word ("how many EU countries": "three
+    # Member States")
+    also = (count_synonyms(counted(question) or "", set().union(*(number_followers(r.text) for r in reads)),
+                           embedder) if unit_noun and reads else frozenset())
     found_at: dict[int, list[str]] = {}
 
     def values(i: int) -> list[str]:
@@ -291,7 +301,7 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
                 # it take" not by a deadline either ("by 2 August 2025")
                 found = [e for e in found if not is_frequency(e) and not (how_long_takes and expressions(e, "date"))]
             if found and unit_noun:
-                found = found if counts_next_to(text, unit_noun) else []
+                found = found if counts_next_to(text, unit_noun, also=also) else []
             found_at[i] = found
         return found_at[i]
 
@@ -437,21 +447,58 @@ day days week weeks month months year years percent eur euro euros usd dollar do
 """.split())
 
 
-def counts_next_to(text: str, head: str, window: int = 4) -> bool:
+def counts_next_to(text: str, head: str, window: int = 4, *, also: frozenset[str] = frozenset()) -> bool:
     """True when a number stands within ``window`` words of a word whose stem is ``head``
     ("at least 32 characters", "members: 27"), and is not a measure in another unit written right after it.
+    ``also``: other words (lower-cased) that name what the question counts in the corpus's words ("Member
+    States" for "countries", :func:`count_synonyms`); they count only after the number ("three Member States").
 
     >>> counts_next_to("The panel shall have at least three members.", stem("members"))
     True
     >>> counts_next_to("They offer 5 GB for $90/month, with 200 GB download/month.", stem("downloads"))
     False
+    >>> counts_next_to("in at least three Member States", stem("countries"), also=frozenset({"states"}))
+    True
     """
     tokens = [t.lower() for t in _TOKEN.findall(mask_references(text))]
     head = _IRREGULAR.get(head, head)
     nums = [i for i, t in enumerate(tokens) if has_number(t)
             and not (i + 1 < len(tokens) and (unit := stem(tokens[i + 1])) in _MEASURE and unit != head)]
     heads = [i for i, t in enumerate(tokens) if _IRREGULAR.get(st := stem(t), st) == head]
-    return any(abs(i - j) <= window for i in nums for j in heads)
+    if any(abs(i - j) <= window for i in nums for j in heads):
+        return True
+    return any(t in also for i in nums for t in tokens[i + 1:i + 1 + window])
+
+
+COUNT_SIMILAR = 0.55
+"""The embedder's cosine from which a word written after a number names what a count question counts, in the
+corpus's words ("three Member States" for "how many EU countries", "three methods" for "how many ways")."""
+
+
+def number_followers(text: str, window: int = 4) -> set[str]:
+    """The words (lower-cased, not numbers, not stop words) written within ``window`` words after a number
+    in ``text``: what the number may count.
+
+    >>> sorted(number_followers("It defines three methods of sending tokens."))
+    ['methods', 'sending', 'tokens']
+    """
+    tokens = [t.lower() for t in _TOKEN.findall(mask_references(text))]
+    return {t for i, x in enumerate(tokens) if has_number(x) for t in tokens[i + 1:i + 1 + window]
+            if not has_number(t) and t not in STOP_WORDS and len(t) > 2}
+
+
+def count_synonyms(noun: str, candidates: set[str], embedder: Embedder | None,
+                   threshold: float | None = None) -> frozenset[str]:
+    """The ``candidates`` whose embedding is within ``threshold`` cosine of ``noun`` (what the question
+    counts): the corpus's word for it. None without an embedder, or when ``noun`` is a unit of measure
+    ("bytes" is not "bits", however close their vectors)."""
+    cands = sorted(c for c in candidates if stem(c) != stem(noun) and stem(c) not in _MEASURE)
+    if embedder is None or not cands or stem(noun) in _MEASURE:
+        return frozenset()
+    vecs = np.asarray(embedder.embed([noun, *cands]))
+    sims = vecs[1:] @ vecs[0]
+    cut = COUNT_SIMILAR if threshold is None else threshold
+    return frozenset(c for c, s in zip(cands, sims) if float(s) >= cut)
 
 
 @cache

@@ -214,7 +214,8 @@ def _retrieve(question: str, run: _Run, *, store, embedder, info: CorpusInfo, se
 
 
 def _gate(question: str, hits, units, qvec, vecs, run: _Run, *, store, info: CorpusInfo, settings: AskSettings,
-          weights: dict[str, float], llm: LLM | None, analysis: QuestionAnalysis, label: str = "") -> GateDecision:
+          weights: dict[str, float], llm: LLM | None, analysis: QuestionAnalysis, label: str = "",
+          embedder: Embedder | None = None) -> GateDecision:
     t = time.perf_counter()
     sig = gate_mod.signals(question, hits, store=store, corpus=info.name, filters=settings.retrieval().filters,
                            qvec=qvec, hit_vectors=vecs, total=info.chunks,
@@ -222,7 +223,7 @@ def _gate(question: str, hits, units, qvec, vecs, run: _Run, *, store, info: Cor
     profile = gate_mod.gate_profile(info.adapter)
     dense = float(max(vecs @ qvec)) if qvec is not None and vecs is not None and len(vecs) else 0.0
     found = answerable_mod.assess(question, hits, weights=weights, dense=dense, analysis=analysis,
-                                  answers=answerable_mod.answer_scores(question, hits))
+                                  answers=answerable_mod.answer_scores(question, hits), embedder=embedder)
     d = gate_mod.decide(sig, hits=hits, model=profile, answerability=found)
     if d.verdict == "borderline" and llm is None and "tied" in d.signals:
         d.verdict = "weak"  # the answerability threshold was fitted offline; no offline rule overrides it
@@ -281,7 +282,7 @@ def _recital_hint(question: str, run: _Run, *, store, embedder, info: CorpusInfo
         return ""
     weights = _gate_weights(store, info, question, analysis, s2.retrieval().filters)
     d = _gate(question, hits, units, qvec, vecs, run, store=store, info=info, settings=s2, weights=weights, llm=llm,
-              analysis=analysis, label="recitals included: ")
+              analysis=analysis, label="recitals included: ", embedder=embedder)
     if d.verdict != "pass":
         return ""
     named = ", ".join(dict.fromkeys(unit_label(units.get(h.unit_id), h.unit_id, None) for h in recitals[:3]))
@@ -349,7 +350,7 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
     decision: GateDecision | None = None
     if s.gate:
         decision = _gate(question, hits, units, qvec, vecs, run, store=store, info=info, settings=s,
-                         weights=gate_weights, llm=llm, analysis=qa)
+                         weights=gate_weights, llm=llm, analysis=qa, embedder=embedder)
         if decision.verdict == "weak" and s.rewrite and decision.code != "term_missing":
             t = time.perf_counter()
             q2 = rewrite_query(question)
@@ -357,7 +358,7 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
             hits2, units2, rel2, qvec2, vecs2 = _retrieve(q2, run, store=store, embedder=embedder, info=info,
                                                           settings=s, label="second try: ")
             d2 = _gate(question, hits2, units2, qvec2, vecs2, run, store=store, info=info, settings=s,
-                       weights=gate_weights, llm=llm, analysis=qa)
+                       weights=gate_weights, llm=llm, analysis=qa, embedder=embedder)
             if d2.verdict == "pass" or d2.score > decision.score:
                 hits, units, rel, decision = hits2, units2, rel2, d2
         if decision.verdict in ("weak", "refuse"):
