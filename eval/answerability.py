@@ -63,6 +63,11 @@ def corpus_path(name: str) -> Path:
     return REPO / "ingest" / "data" / "aiact" / "eu-ai-act-full.md" if name == "aiact" else CORPORA / name
 
 
+def workspace_embedder(ws: Path) -> CachedEmbedder:
+    """MiniLM, its vectors cached in the workspace (on disk) and in the process: what the evals embed with."""
+    return CachedEmbedder(PersistentCache(make_embedder("minilm"), ws / "embedding-cache.db"))
+
+
 def ensure(store: SQLiteStore, embedder, name: str) -> str:
     corpus = f"{name}-structural"
     try:
@@ -300,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         if store is None:
             ws.mkdir(parents=True, exist_ok=True)
             store = SQLiteStore(ws / "anchor.db")
-            emb = CachedEmbedder(PersistentCache(make_embedder("minilm"), ws / "embedding-cache.db"))
+            emb = workspace_embedder(ws)
         t = time.perf_counter()
         if name == "clapnq":
             c = clapnq_set()
@@ -317,9 +322,7 @@ def main(argv: list[str] | None = None) -> int:
         rows += got
         print(f"{name}: {len(qs)} questions in {time.perf_counter() - t:.0f}s", flush=True)
     answer_scores(rows, ws / "answers-ce-cache.db")
-    if emb is None:
-        emb = CachedEmbedder(PersistentCache(make_embedder("minilm"), ws / "embedding-cache.db"))
-    featurise(rows, emb)
+    featurise(rows, emb if emb is not None else workspace_embedder(ws))
     fallback_rows = [dict(r, x=r["x_fallback"]) for r in rows if r["set"] in SETS]
     fallback_folds = {s: loco_fold(fallback_rows, s, args.max_false) for s in names if s in SETS}
     fallback_report = {s: {"threshold": t, **rates(test, ref)} for s, (t, test, ref) in fallback_folds.items()}

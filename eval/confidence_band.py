@@ -37,13 +37,10 @@ GRID = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
 
 def rows_of(workspace: Path, sets: tuple[str, ...]) -> list[dict]:
     """Retrieval and features for every question of ``sets``, as ``anchor ask`` retrieves (cached per set)."""
-    from anchor_core.embed_cache import CachedEmbedder as PersistentCache
-    from anchor_core.embeddings import make_embedder
     from anchor_core.named import use_adapters
     from anchor_core.stores.sqlite import SQLiteStore
     from eval import answerability as A
     from eval.fresh import FRESH, corpus_of
-    from eval.sweep import CachedEmbedder
     from ingest import get_adapter
 
     use_adapters(get_adapter)
@@ -56,15 +53,13 @@ def rows_of(workspace: Path, sets: tuple[str, ...]) -> list[dict]:
             continue
         if store is None:
             store = SQLiteStore(workspace / "anchor.db")
-            emb = CachedEmbedder(PersistentCache(make_embedder("minilm"), workspace / "embedding-cache.db"))
+            emb = A.workspace_embedder(workspace)
         qs = [json.loads(x) for x in (FRESH / f"{name}.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
         got = A.collect(store, emb, A.ensure(store, emb, corpus_of(name)), qs, name, False)
         cache.write_bytes(pickle.dumps(got))
         rows += got
     A.answer_scores(rows, workspace / "answers-ce-cache.db")
-    if emb is None:
-        emb = CachedEmbedder(PersistentCache(make_embedder("minilm"), workspace / "embedding-cache.db"))
-    A.featurise(rows, emb)
+    A.featurise(rows, emb if emb is not None else A.workspace_embedder(workspace))
     return rows
 
 

@@ -27,13 +27,10 @@ import time
 from pathlib import Path
 
 from anchor_core.ask import AskSettings, ask
-from anchor_core.embed_cache import CachedEmbedder as PersistentCache
-from anchor_core.embeddings import make_embedder
 from anchor_core.named import use_adapters
 from anchor_core.stores.sqlite import SQLiteStore
-from eval.answerability import ensure
+from eval.answerability import ensure, workspace_embedder
 from eval.data import CORPORA
-from eval.sweep import CachedEmbedder
 from ingest import get_adapter
 
 HERE = Path(__file__).resolve().parent
@@ -95,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     ws = Path(args.workspace)
     ws.mkdir(parents=True, exist_ok=True)
     store = SQLiteStore(ws / "anchor.db")
-    emb = CachedEmbedder(PersistentCache(make_embedder("minilm"), ws / "embedding-cache.db"))
+    emb = workspace_embedder(ws)
     results = []
     for name in names:
         rows = [json.loads(x) for x in (FRESH / f"{name}.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]

@@ -286,9 +286,16 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
                 tieable=not rival and not (practice and not _STATES_PRACTICE.search(text)) and not exempts_asked,
                 stems=sent_stems[i]))
     # what a count question counts may be written in the corpus's own word ("how many EU countries": "three
-    # Member States")
-    also = (count_synonyms(counted(question) or "", set().union(*(number_followers(r.text) for r in reads)),
-                           embedder) if unit_noun and reads else frozenset())
+    # Member States"); the words after the numbers are embedded only when a count is not next to the question's own
+    # noun, and once per question
+    synonyms: list[frozenset[str]] = []
+
+    def also() -> frozenset[str]:
+        if not synonyms:
+            followers = set().union(*(number_followers(r.text) for r in reads))
+            synonyms.append(count_synonyms(counted(question) or "", followers, embedder))
+        return synonyms[0]
+
     found_at: dict[int, list[str]] = {}
 
     def values(i: int) -> list[str]:
@@ -301,7 +308,9 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
                 # it take" not by a deadline either ("by 2 August 2025")
                 found = [e for e in found if not is_frequency(e) and not (how_long_takes and expressions(e, "date"))]
             if found and unit_noun:
-                found = found if counts_next_to(text, unit_noun, also=also) else []
+                near = counts_next_to(text, unit_noun) or (embedder is not None
+                                                          and counts_next_to(text, unit_noun, also=also()))
+                found = found if near else []
             found_at[i] = found
         return found_at[i]
 
@@ -447,6 +456,11 @@ day days week weeks month months year years percent eur euro euros usd dollar do
 """.split())
 
 
+def _count_tokens(text: str) -> list[str]:
+    """The lower-cased words and numbers of ``text``, references masked ("Article 65(2)" counts nothing)."""
+    return [t.lower() for t in _TOKEN.findall(mask_references(text))]
+
+
 def counts_next_to(text: str, head: str, window: int = 4, *, also: frozenset[str] = frozenset()) -> bool:
     """True when a number stands within ``window`` words of a word whose stem is ``head``
     ("at least 32 characters", "members: 27"), and is not a measure in another unit written right after it.
@@ -460,7 +474,7 @@ def counts_next_to(text: str, head: str, window: int = 4, *, also: frozenset[str
     >>> counts_next_to("in at least three Member States", stem("countries"), also=frozenset({"states"}))
     True
     """
-    tokens = [t.lower() for t in _TOKEN.findall(mask_references(text))]
+    tokens = _count_tokens(text)
     head = _IRREGULAR.get(head, head)
     nums = [i for i, t in enumerate(tokens) if has_number(t)
             and not (i + 1 < len(tokens) and (unit := stem(tokens[i + 1])) in _MEASURE and unit != head)]
@@ -482,7 +496,7 @@ def number_followers(text: str, window: int = 4) -> set[str]:
     >>> sorted(number_followers("It defines three methods of sending tokens."))
     ['methods', 'sending', 'tokens']
     """
-    tokens = [t.lower() for t in _TOKEN.findall(mask_references(text))]
+    tokens = _count_tokens(text)
     return {t for i, x in enumerate(tokens) if has_number(x) for t in tokens[i + 1:i + 1 + window]
             if not has_number(t) and t not in STOP_WORDS and len(t) > 2}
 
