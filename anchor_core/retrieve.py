@@ -129,6 +129,11 @@ class RetrievalSettings(BaseModel):
                        exclude_kinds=[] if self.include_recitals else ["recital"])
 
 
+def hit_of(c: Chunk, score: float, *, heading: str = "") -> Hit:
+    """A direct hit on chunk ``c`` (for a chunk a stage other than ranking chose)."""
+    return _hit(c, score, [], heading)
+
+
 def _hit(c: Chunk, score: float, via: list[PathStep], heading: str = "", **ranks) -> Hit:
     return Hit(chunk_id=c.chunk_id, unit_id=c.unit_id, doc_id=c.doc_id, kind=c.kind, part=c.part,
                heading=heading or c.lead, start=c.start, end=c.end, text=c.text, score=score, via=via,

@@ -1,7 +1,9 @@
 """IETF RFCs as plain text (``rfc6749.txt``), the layout the RFC Editor publishes.
 
-One document and one unit (kind ``file``) per RFC: ``rfc-6749``. The unit text starts at
-the first heading after the title (``Abstract``) and has the page furniture removed:
+One document and one unit (kind ``file``) per RFC: ``rfc-6749``. The unit text opens with the
+front matter, the header block's cells one a line (``Request for Comments: 6749``, the
+authors, ``October 2012``) and the title, so the publication date and the authors can be
+quoted; the body follows from the first heading after the title (``Abstract``), with the page furniture removed:
 footers (``Hardt  Standards Track  [Page 5]``), form feeds and running headers
 (``RFC 6749  OAuth 2.0  October 2012``). The body's common indentation is removed, so
 headings and paragraphs both start in column 0 of the stored text.
@@ -99,8 +101,43 @@ def remove_furniture(lines: list[str]) -> list[str]:
     return out
 
 
-def _front_matter(lines: list[str], path: Path) -> tuple[int, str, dict[str, str], int]:
-    """RFC number, title, header fields and the index of the first body line."""
+def front_text(lines: list[str], head_end: int, title_lines: list[str]) -> str:
+    r"""The header block and the title as the unit's first lines: the header's left column, one cell a line
+    (``Request for Comments: 6749``, ``Category: Standards Track``), then its right column (the authors, their
+    organisations and the publication date, ``October 2012``), then the title. Each line is a cell of the
+    source as written, so a quote of the date or an author is the source's own text.
+
+    >>> front_text(["IETF                     D. Hardt, Ed.",
+    ...             "Request for Comments: 6749   Microsoft",
+    ...             "                          October 2012"], 3, ["The OAuth 2.0 Framework"]).split("\n")
+    ['IETF', 'Request for Comments: 6749', 'D. Hardt, Ed.', 'Microsoft', 'October 2012', '', 'The OAuth 2.0 Framework']
+    """
+    left: list[str] = []
+    right: list[str] = []
+    for ln in lines[:head_end]:
+        cells = re.split(r"\s{2,}", ln.rstrip())
+        if ln[:1].isspace():  # an empty left column: the line is the right column's
+            right.extend(c for c in cells if c)
+            continue
+        left.append(cells[0])
+        right.extend(c for c in cells[1:] if c)
+    return "\n".join([*left, *right, "", *title_lines])
+
+
+def date_cell(front: str, date: str) -> list[int] | None:
+    r"""``[start, end]`` of the publication date's cell in the front text (the last cell that is the date).
+
+    >>> f = "IETF\nRequest for Comments: 6749\nD. Hardt\nOctober 2012\n\nThe OAuth 2.0 Framework"
+    >>> a, b = date_cell(f, "October 2012"); f[a:b]
+    'October 2012'
+    """
+    at = front.rfind(f"\n{date}\n") if date else -1
+    return [at + 1, at + 1 + len(date)] if at >= 0 else None
+
+
+def _front_matter(lines: list[str], path: Path) -> tuple[int, str, dict[str, str], int, str]:
+    """RFC number, title, header fields, the index of the first body line and the front matter's text
+    (:func:`front_text`)."""
     head_end = next((i for i, ln in enumerate(lines) if not ln.strip()), len(lines))
     header = "\n".join(lines[:head_end])
     m = _NUMBER.search(header)
@@ -131,7 +168,7 @@ def _front_matter(lines: list[str], path: Path) -> tuple[int, str, dict[str, str
     if i >= len(lines):
         raise AdapterError(f"{path} has no section headings after its title; is it an RFC in the "
                            "RFC Editor's plain-text layout?")
-    return number, " ".join(title_lines), fields, i
+    return number, " ".join(title_lines), fields, i, front_text(lines, head_end, title_lines)
 
 
 def _heading(line: str) -> tuple[str, str, bool] | None:
@@ -199,6 +236,8 @@ def parse_body(lines: list[str]) -> tuple[str, list[Part], list[int], tuple[int,
         p.end = min(p.end, len(text))
         while p.end > p.start and text[p.end - 1].isspace():
             p.end -= 1
+    if toc[0] < 0:  # no table of contents: no span to skip (was: the whole text, so no reference was kept)
+        return text, parts, heading_starts, (0, 0)
     return text, parts, heading_starts, (toc[0], toc[1] if toc[1] >= 0 else len(text))
 
 
@@ -281,15 +320,25 @@ class RfcAdapter:
         for file in files:
             raw = read_text(file).replace("\r\n", "\n").replace("\r", "\n").expandtabs(8)
             lines = remove_furniture(raw.split("\n"))
-            number, title, fields, body_start = _front_matter(lines, file)
+            number, title, fields, body_start, front = _front_matter(lines, file)
             if number in seen:
                 raise AdapterError(f"{file} and {seen[number]} are both RFC {number}; keep one of them.")
             seen[number] = file
-            text, parts, heading_starts, toc = parse_body(lines[body_start:])
+            body, parts, heading_starts, toc = parse_body(lines[body_start:])
+            # the front matter (header and title) opens the text, so its date and authors can be quoted
+            shift = len(front) + 2
+            text = f"{front}\n\n{body}"
+            parts = [p.model_copy(update={"start": p.start + shift, "end": p.end + shift}) for p in parts]
+            heading_starts = [h + shift for h in heading_starts]
+            toc = (toc[0] + shift, toc[1] + shift) if toc != (0, 0) else toc
             uid = f"rfc-{number}"
             meta = {"number": number, **fields}
+            # where the header's date is in the unit text: a question about when this RFC was published is
+            # answered by quoting it (anchor_core.ask.dated)
+            cell = date_cell(front, fields.get("date", ""))
+            doc_meta = {**meta, "front": {"unit": uid, "label": f"RFC {number}", "date": cell}} if cell else meta
             documents.append(Document(doc_id=uid, title=title, source=str(file),
-                                      sha256=sha256_file(file), meta=meta))
+                                      sha256=sha256_file(file), meta=doc_meta))
             unit = Unit(unit_id=uid, doc_id=uid, kind="file", heading=f"RFC {number}", title=title,
                         text=text, parts=parts, meta=dict(meta))
             units.append(unit)

@@ -51,6 +51,9 @@ from tests.ask_fixtures import drone_store
     ("If our JWE uses A128CBC-HS256, how long does the content encryption key have to be?", "count"),
     ("How long does a notified body have to be accredited before it can work?", "duration"),
     ("If a breach happens, how long do we have to be notified?", "duration"),
+    # "how long, in bits" names the unit of a length; "in days" names a period's
+    ("How long, in bits, should a generated token value be according to the threat model?", "count"),
+    ("How long, in days, must the logs be kept?", "duration"),
     # "how many euros" asks for a sum, as "how much" does
     ("Up to how many euros can a notified body be fined?", "amount"),
     ("How many US dollars must the firm hold?", "amount"),

@@ -25,19 +25,29 @@ import numpy as np
 from pydantic import BaseModel, Field, field_validator
 
 from anchor_core import definitions
-from anchor_core.anchoring import InputError, decompose
+from anchor_core.anchoring import VERBATIM_MIN_WORDS, InputError, decompose
 from anchor_core.ask import answerable as answerable_mod
+from anchor_core.ask import dated as dated_mod
 from anchor_core.ask import gate as gate_mod
 from anchor_core.ask.llm import ChatClient, LLMAuthError, LLMConfig, LLMError, make_client
-from anchor_core.ask.question import QuestionAnalysis, analyse
+from anchor_core.ask.question import QuestionAnalysis, analyse, answer_values
 from anchor_core.ask.relevance import relevance
 from anchor_core.ask.writers import Draft, DraftClaim, ExtractiveWriter, LLMWriter, llm_decompose, llm_judge
 from anchor_core.check import check
 from anchor_core.embeddings import Embedder, Progress
 from anchor_core.errors import QueryError
 from anchor_core.models import CorpusInfo, Hit, Unit
-from anchor_core.report import REFUSAL_TEXT, CheckedClaim, GateDecision, Report, Source, TraceEvent
-from anchor_core.retrieve import RetrievalSettings, retrieve
+from anchor_core.report import (
+    REFUSAL_TEXT,
+    CheckedClaim,
+    ClaimAnchor,
+    GateDecision,
+    Relevance,
+    Report,
+    Source,
+    TraceEvent,
+)
+from anchor_core.retrieve import RetrievalSettings, hit_of, retrieve
 from anchor_core.scorers import DEFAULT_SCORER, SCORERS, Scorer, build_scorer
 from anchor_core.stores.base import Store
 from anchor_core.text import STOP_WORDS, count, words
@@ -348,6 +358,12 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
     qa = analyse(question)  # the asked kind and focus: the answerability test and the relevance check share it
     gate_weights = _gate_weights(store, info, question, qa, s.retrieval().filters, weights)
     decision: GateDecision | None = None
+    header = _dated_header(question, qa, hits, run, store=store, info=info, settings=s)
+    if header is not None:
+        # the document's own header dates it: quoted whole, it is the answer (the body never says "published")
+        hits, units, decision, draft = header
+        return _finish(question, corpus, info, hits, units, rel, decision, draft, run, s=s, scorer=scorer,
+                       models=models, gate_weights=gate_weights, embedder=embedder, qa=qa, t_all=t_all)
     if s.gate:
         decision = _gate(question, hits, units, qvec, vecs, run, store=store, info=info, settings=s,
                          weights=gate_weights, llm=llm, analysis=qa, embedder=embedder)
@@ -380,12 +396,22 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
 
     draft = _write(question, sources, run, settings=s, llm=llm, weights=weights, embedder=embedder, units=units,
                    cited=cited_titles(store, corpus, units, [x.unit_id for x in sources]))
-    models["writer"] = draft.writer
     if draft.refused:
+        models["writer"] = draft.writer
         return _refusal(question, corpus, info.version, run, "writer_refused",
                         f"the writer refused after reading the sources: {draft.reason}", sources=sources,
                         gate=decision, models=models, settings=s, t_all=t_all, threshold=scorer.threshold)
+    return _finish(question, corpus, info, hits, units, rel, decision, draft, run, s=s, scorer=scorer, llm=llm,
+                   models=models, gate_weights=gate_weights, embedder=embedder, qa=qa, t_all=t_all)
 
+
+def _finish(question: str, corpus: str, info: CorpusInfo, hits: list[Hit], units: dict[str, Unit],
+            rel: dict[str, float], decision: GateDecision | None, draft: Draft, run: _Run, *, s: AskSettings,
+            scorer: Scorer, models: dict[str, str], gate_weights: dict[str, float], embedder: Embedder | None,
+            qa: QuestionAnalysis, t_all: float, llm: LLM | None = None) -> Report:
+    """Decompose, anchor and check a written draft, then report it (or refuse when no claim holds)."""
+    sources = _sources(hits, units, rel)
+    models["writer"] = draft.writer
     claims, models["decomposer"] = _decompose(draft, run, llm=llm)
     checked = _anchor(claims, sources, units, run, scorer=scorer)
     if s.verify and checked and not any(c.supported for c in checked):
@@ -400,11 +426,55 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
     bad = sum(not c.supported for c in checked)
     run.emit("report", f"checked {count(len(checked), 'statement')}, {bad} not supported", t0=t,
              decision="answer" if not bad else "answer_with_flags")
-    rel = relevance(question, [c.text for c in checked], weights=gate_weights, embedder=embedder, analysis=qa)
+    dated = decision.signals.get("dated") if decision is not None else None
+    if dated:
+        # the question asks when this document was published and nothing else (anchor_core.ask.dated): the quoted
+        # header cell that holds a date is the asked date about the asked document
+        marks = [bool(answer_values(c.text, "date", question)) and c.supported for c in checked]
+        addresses = Relevance(addressed=any(marks), kind="date", focus=f"the publication of {dated}", claims=marks,
+                              reason="" if any(marks) else "no supported claim holds the header's date",
+                              method="document header")
+    else:
+        addresses = relevance(question, [c.text for c in checked], weights=gate_weights, embedder=embedder,
+                              analysis=qa)
     return Report(kind="ask", question=question, corpus=corpus, corpus_version=info.version, refused=False,
-                  answer=draft.answer, claims=checked, relevance=rel, sources=sources, gate=decision, trace=run.events,
-                  models=models, threshold=scorer.threshold, settings=s.model_dump(), notes=run.notes,
+                  answer=draft.answer, claims=checked, relevance=addresses, sources=sources, gate=decision,
+                  trace=run.events, models=models, threshold=scorer.threshold, settings=s.model_dump(), notes=run.notes,
                   timings_ms={"total": round((time.perf_counter() - t_all) * 1000, 1)})
+
+
+def _dated_header(question: str, qa: QuestionAnalysis, hits: list[Hit], run: _Run, *, store: Store,
+                  info: CorpusInfo, settings: AskSettings
+                  ) -> tuple[list[Hit], dict[str, Unit], GateDecision, Draft] | None:
+    """When the question asks when a document of the corpus was published and its header dates it
+    (:mod:`anchor_core.ask.dated`): the hits with the header's chunk first, the units, a passing gate decision
+    that says why, and a draft quoting the header. ``None`` otherwise (the trace says why when the question did
+    ask about a publication)."""
+    if not dated_mod.asks_publication(question, qa):
+        return None
+    t = time.perf_counter()
+    named = {h.unit_id for h in hits if h.named and not h.via}
+    found, why = dated_mod.find(question, qa, store.documents(info.name), named)
+    unit = store.get_units(info.name, [found.unit_id]).get(found.unit_id) if found else None
+    chunks = store.unit_chunks(info.name, found.unit_id, settings.retrieval().filters) if found else []
+    first = next((c for c in chunks if c.start <= found.start < c.end), None) if found else None
+    if found is None or unit is None or first is None or unit.text[found.start:found.end] != found.date:
+        run.emit("gate", f"not answered from a document header: {why or 'its header is not stored'}", t0=t)
+        return None
+    label = unit_label(unit, unit.unit_id, None)
+    top = hit_of(first, 1.0, heading=unit.heading).model_copy(update={"document": found.title})
+    kept = [top, *(h for h in hits if h.chunk_id != top.chunk_id)][:max(len(hits), 1)]
+    units = store.get_units(info.name, sorted({h.unit_id for h in kept} | {v.unit_id for h in kept for v in h.via}))
+    reason = (f"asks when {label} was published (the question {found.why}); its header gives the date, "
+              f"{found.date}")
+    decision = GateDecision(verdict="pass", score=1.0, reason=reason, signals={"dated": label})
+    run.emit("gate", f"passed: {reason}", t0=t, decision="pass", score=1.0, signals=decision.signals)
+    # one claim, the date cell: a header's other cells (another RFC's "Request for Comments: 8174", a title that
+    # a body sentence restates) would be checked against every source and may read as contradicted
+    claim = DraftClaim(text=found.date, cited=[1], unit_id=unit.unit_id, start=found.start, end=found.end)
+    draft = Draft(answer=f"{label} ({found.title}), header: “{found.date}” [1]", claims=[claim], writer="extractive")
+    run.emit("write", f"quoted the header of {label}", t0=t, decision="write")
+    return kept, units, decision, draft
 
 
 def cited_titles(store: Store, corpus: str, units: dict[str, Unit],
@@ -502,20 +572,40 @@ def _anchor(claims: list[DraftClaim], sources: list[Source], units: dict[str, Un
     # Every claim against every retrieved source (a marker is the writer's hint, checked as wrong_source);
     # no embedder: the scorer was calibrated without the dense candidate search.
     out = check(claims, sources, scorer=scorer, embedder=None, units={k: u.text for k, u in units.items()})
-    _writer_spans(claims, out, units)
+    _writer_spans(claims, out, units, sources, threshold=scorer.threshold)
     bad = sum(not c.supported for c in out)
     run.emit("anchor", f"checked {count(len(out), 'statement')}, {bad} unsupported", t0=t,
              decision="ok" if not bad else "flags", scores=[c.anchor.score if c.anchor else 0.0 for c in out])
     return out
 
 
-def _writer_spans(claims: list[DraftClaim], checked: list[CheckedClaim], units: dict[str, Unit]) -> None:
+def _writer_spans(claims: list[DraftClaim], checked: list[CheckedClaim], units: dict[str, Unit],
+                  sources: list[Source] | None = None, *, threshold: float = 0.0) -> None:
     """A quote the extractive writer took keeps the writer's offsets when the checker anchored it in the
     same place: the highlighted span is then the printed quote, character for character (the checker
-    trims a closing colon or semicolon, and may start a word later)."""
+    trims a closing colon or semicolon, and may start a word later).
+
+    A quote shorter than the checker's verbatim search takes (``May 2015``, a five-word list point) is scored
+    against whole sentences instead and may land on another sentence; it is anchored at the writer's offsets,
+    which hold exactly its text, as a verbatim quote."""
     for dc, cc in zip(claims, checked):
         a = cc.anchor
         u = units.get(dc.unit_id or "")
+        src = next((x for x in sources or [] if x.unit_id == dc.unit_id and x.n in dc.cited
+                    and x.start <= (dc.start or 0) < x.end), None)
+        if (u is not None and src is not None and dc.start is not None and dc.end is not None
+                and u.text[dc.start:dc.end] == dc.text and len(dc.text.split()) < VERBATIM_MIN_WORDS
+                and (a is None or a.unit_id != dc.unit_id or not (a.start < dc.end and dc.start < a.end))):
+            cc.anchor = ClaimAnchor(source=src.n, unit_id=src.unit_id, part=src.part, doc_id=src.doc_id,
+                                    page=src.page, quote=dc.text, start=dc.start, end=dc.end, score=1.0,
+                                    method="verbatim", threshold=a.threshold if a is not None else threshold,
+                                    unit_sha256=src.unit_sha256)
+            cc.supported, cc.verdict, cc.contradiction, cc.flags = True, "supported", None, []
+            cc.reasons = [f"quoted verbatim from [{src.n}] at the writer's offsets"]
+            if len(cc.atoms) == 1:
+                cc.atoms[0] = cc.atoms[0].model_copy(update={"supported": True, "anchor": cc.anchor,
+                                                             "reasons": cc.reasons})
+            continue
         if (a is None or u is None or dc.start is None or dc.end is None or not cc.supported
                 or a.unit_id != dc.unit_id or not (a.start < dc.end and dc.start < a.end)
                 or u.text[dc.start:dc.end] != dc.text):

@@ -65,7 +65,9 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [(k, re.compile(p, re.I)) for k, p i
     ("count", r"(?:^\W*|,\s*)how (long|big|large|wide) (must|may|should|can|is|are|could|would|does|do|has to|have to|"
               r"needs? to)\b[^?]*\bbe"
               r"(?:\s+(?:when|if|where|once|under|with)\b[^?]*)?\W*$|"
-              r"\bhow many (?!(\w+ )?(?:" + _TIME_UNIT + "|" + _CURRENCY_WORD + r")\b)"),
+              r"\bhow many (?!(\w+ )?(?:" + _TIME_UNIT + "|" + _CURRENCY_WORD + r")\b)|"
+              # "how long, in bits, should the value be": a length in the unit it names, not a period
+              r"\bhow long\b[^?]*?\bin\s+(?:bits|bytes|octets|characters|chars|digits|letters|words)\b"),
     ("duration", rf"\bhow (long|soon|quickly|fast|often|frequently|early|late)\b|"
                  rf"\bhow many (\w+ )?{_TIME_UNIT}\b|\bhow much (\w+ )?(time|notice|leeway|tolerance|skew)\b|"
                  rf"\bwithin (what|which|how)\b|\b(what|which)\s+(\S+\s+){{0,3}}{_PERIOD_NOUN}\b|"

@@ -57,11 +57,39 @@ def test_page_furniture_is_removed(corpus):
         assert "Bearer Token Usage          October 2012" not in u.text
         assert "\n\n\n" not in u.text
     text = unit(corpus, "rfc-6749").text
-    assert text.startswith("Abstract\n\nThe OAuth 2.0 authorization framework enables")
+    assert ("\n\nThe OAuth 2.0 Authorization Framework\n\nAbstract\n\n"
+            "The OAuth 2.0 authorization framework enables") in text
     # A paragraph split by a page break is whole again, with its indentation reduced by 3.
     assert "MUST NOT use the authorization code\n      more than once." in text
     # A break between paragraphs stays a paragraph break.
     assert "changing the third party's password.\n\no  Compromise" in text
+
+
+def test_front_matter_opens_the_text_cell_by_cell(corpus):
+    # the header's left column, then its right column (authors, organisations, date), then the title: each
+    # line a cell of the source, so the publication date and the authors can be quoted as the RFC writes them
+    assert unit(corpus, "rfc-6750").text.startswith(
+        "Internet Engineering Task Force (IETF)\nRequest for Comments: 6750\nCategory: Standards Track\n"
+        "ISSN: 2070-1721\nM. Jones\nMicrosoft\nD. Hardt\nIndependent\nOctober 2012\n\n"
+        "The OAuth 2.0 Authorization Framework: Bearer Token Usage\n\nAbstract\n")
+    u = unit(corpus, "rfc-6749")
+    front = u.text[:u.text.index("\nAbstract\n")]
+    assert "October 2012" in front.split("\n") and "Request for Comments: 6749" in front.split("\n")
+    # no part and no reference starts in the front matter
+    assert min(p.start for p in u.parts) > len(front)
+    assert all(r.start > len(front) for r in corpus.references)
+
+
+def test_references_are_kept_without_a_table_of_contents(tmp_path):
+    # an RFC with no table of contents (RFC 2119) once lost every reference: the whole text counted as one
+    (tmp_path / "rfc9999.txt").write_text(
+        "Network Working Group                                         A. Author\n"
+        "Request for Comments: 9999                                    March 1997\n\n"
+        "                       A Short Memo\n\n"
+        "1. Introduction\n\n   This memo updates RFC 2119 as Section 3 describes.\n\n"
+        "3. Details\n\n   Nothing more.\n", encoding="utf-8")
+    refs = refs_from(RfcAdapter().load(tmp_path), "rfc-9999")
+    assert ("RFC 2119", "rfc-2119", None) in refs and ("Section 3", "rfc-9999", "3") in refs
 
 
 def test_numbered_sections_are_nested_parts(corpus):
