@@ -115,7 +115,10 @@ def run_claims(rows: list[dict]) -> list[dict]:
         restated = contradiction.support(r["claim"], [text], min_about=0.0)
         # the stage's second test, as check() runs it: the scorer's own quote states otherwise
         own = _quote_states_otherwise(base.atoms, [src]) if base.verdict == "supported" else None
-        s_start = text.find(r["source_sentence"]) if r.get("start") is None else r["start"]
+        s_start = r.get("start")
+        if s_start is None or text[s_start:s_start + len(r["source_sentence"])] != r["source_sentence"]:
+            # no offset, or one the unit text has moved since (text prepended: an RFC's or a PEP's header)
+            s_start = text.find(r["source_sentence"], s_start or 0)
         quotes_source = found is not None and found.start < s_start + len(r["source_sentence"]) and \
             s_start < found.end
         out.append({"id": r["id"], "corpus": r["corpus"], "kind": r["kind"], "rule": r.get("rule", "paraphrase"),
