@@ -267,6 +267,21 @@ def test_assess_ties_a_count_written_in_the_corpus_s_word_only_with_an_embedder(
     assert with_vectors.tied > 0.5 and with_vectors.expression == "three"
 
 
+def test_a_count_of_times_is_answered_by_once_only_about_the_asked_event():
+    from anchor_core.ask.answerable import assess
+
+    hits = [_hit("a", "The Chair shall be elected for a term of five years, renewable once."),
+            _hit("b", "The Board shall meet in plenary at the request of its Chair.")]
+    weights = {w: 2.0 for w in ("chair's", "term", "renewed", "board", "meet", "year", "office")}
+    # "renewable once" counts the times the term can be renewed ...
+    renewed = assess("How many times can the Chair's term of office be renewed?", hits, weights=weights)
+    assert renewed.tied >= 0.5 and renewed.expression in ("once", "five")
+    assert "renewable once" in renewed.sentence
+    # ... not how many times a year the Board meets: "year" is the period asked about, not the event
+    met = assess("How many times a year must the Board meet?", hits, weights=weights)
+    assert met.tied == 0.0 and met.expression == ""
+
+
 def test_a_sum_written_after_its_currency_is_read_whole():
     assert expressions("a minimum indemnity cover of US$150,000.", "amount") == ["US$150,000"]
     assert expressions("fines of up to EUR 35 000 000 or 7 %", "amount")[0] == "EUR 35 000 000"

@@ -289,6 +289,8 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     # Member States"); the words after the numbers are embedded only when a count is not next to the question's own
     # noun, and once per question
     synonyms: list[frozenset[str]] = []
+    # what a count of times counts ("renewable once" for "how many times can it be renewed"), not its period ("a year")
+    events = frozenset(stems[p] for p in known if not _TIME_UNIT_WORD.fullmatch(p))
 
     def also() -> frozenset[str]:
         if not synonyms:
@@ -308,8 +310,8 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
                 # it take" not by a deadline either ("by 2 August 2025")
                 found = [e for e in found if not is_frequency(e) and not (how_long_takes and expressions(e, "date"))]
             if found and unit_noun:
-                near = counts_next_to(text, unit_noun) or (embedder is not None
-                                                          and counts_next_to(text, unit_noun, also=also()))
+                near = counts_next_to(text, unit_noun, events=events) or (
+                    embedder is not None and counts_next_to(text, unit_noun, also=also()))
                 found = found if near else []
             found_at[i] = found
         return found_at[i]
@@ -461,11 +463,24 @@ def _count_tokens(text: str) -> list[str]:
     return [t.lower() for t in _TOKEN.findall(mask_references(text))]
 
 
-def counts_next_to(text: str, head: str, window: int = 4, *, also: frozenset[str] = frozenset()) -> bool:
+_TIMES = stem("times")
+_TIME_UNIT_WORD = re.compile(r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?)", re.I)
+
+
+def _same_word(a: str, b: str) -> bool:
+    """Two stems of one word ("renewabl" and "renew"): equal, or one opens the other and has four letters."""
+    return a == b or (min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)))
+_ONE_WORD_TIMES = frozenset({"once", "twice", "thrice"})
+
+
+def counts_next_to(text: str, head: str, window: int = 4, *, also: frozenset[str] = frozenset(),
+                   events: frozenset[str] = frozenset()) -> bool:
     """True when a number stands within ``window`` words of a word whose stem is ``head``
     ("at least 32 characters", "members: 27"), and is not a measure in another unit written right after it.
     ``also``: other words (lower-cased) that name what the question counts in the corpus's words ("Member
     States" for "countries", :func:`count_synonyms`); they count only after the number ("three Member States").
+    ``events``: the stems of the question's words; "once", "twice" or "thrice" counts times when one of them
+    stands just before it ("renewable once" for "how many times can the term be renewed").
 
     >>> counts_next_to("The panel shall have at least three members.", stem("members"))
     True
@@ -473,9 +488,17 @@ def counts_next_to(text: str, head: str, window: int = 4, *, also: frozenset[str
     False
     >>> counts_next_to("in at least three Member States", stem("countries"), also=frozenset({"states"}))
     True
+    >>> counts_next_to("The term shall be renewable once.", stem("times"), events=frozenset({stem("renewed")}))
+    True
+    >>> counts_next_to("The term shall be renewable once.", stem("times"), events=frozenset({stem("meet")}))
+    False
     """
     tokens = _count_tokens(text)
     head = _IRREGULAR.get(head, head)
+    if head == _TIMES and any(t in _ONE_WORD_TIMES and any(_same_word(stem(w), e) for w in tokens[max(0, i - 3):i]
+                                                           for e in events)
+                              for i, t in enumerate(tokens)):
+        return True  # "renewable once" counts the times of renewing, when the question asks about renewing
     nums = [i for i, t in enumerate(tokens) if has_number(t)
             and not (i + 1 < len(tokens) and (unit := stem(tokens[i + 1])) in _MEASURE and unit != head)]
     heads = [i for i, t in enumerate(tokens) if _IRREGULAR.get(st := stem(t), st) == head]

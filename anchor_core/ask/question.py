@@ -775,6 +775,11 @@ def states_bound(text: str, value: str, direction: str = "") -> bool:
     return bool(found) and (not direction or direction in found)
 
 
+# a count of times written as one word ("renewable once", "meets twice a year")
+_MULTIPLICATIVE = re.compile(r"\b(?:once|twice|thrice)\b", re.I)
+_COUNTS_TIMES = re.compile(r"\bhow many (?:\w+ )?times\b", re.I)
+
+
 def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = False) -> list[str]:
     """The expressions of ``kind`` in ``text`` that could answer ``question``: a name or a body is
     capitalised or a body noun ("one representative"), and one made only of the question's own
@@ -797,8 +802,13 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
     []
     >>> answer_values("The Board shall have its seat in Brussels.", "place", "In which city does the Board meet?")
     ['Brussels']
+    >>> answer_values("The term shall be renewable once.", "count", "How many times can it be renewed?")
+    ['once']
     """
     found = expressions(text, kind)
+    if kind == "count" and question and _COUNTS_TIMES.search(question):
+        # "how many times can the term be renewed" is answered by "renewable once" ("twice", "thrice")
+        found += [m.group(0) for m in _MULTIPLICATIVE.finditer(text)]
     if numeric:
         found = [x for x in found if has_number(x)]
     if question and kind in ("duration", "amount"):
