@@ -50,6 +50,15 @@ def test_the_asked_document_is_found(question, expected):
     assert got.doc_id == expected and got.date == dict((d.doc_id, d.meta["date"]) for d in DOCS)[expected]
 
 
+def test_of_several_documents_named_the_asking_clause_s_is_asked_about():
+    q = "Our guide cites RFC 7009, which builds on RFC 6749. In what month and year was RFC 7009 published?"
+    got, _ = find(q, analyse(q), DOCS, {"rfc-7009": "RFC 7009", "rfc-6749": "RFC 6749"})
+    assert got is not None and got.doc_id == "rfc-7009"
+    # without the references as written, two named documents are two candidates
+    got, why = find(q, analyse(q), DOCS, {"rfc-7009", "rfc-6749"})
+    assert got is None and "several" in why
+
+
 @pytest.mark.parametrize("question, why", [
     # another version of the document: the header dates the RFC, not its first draft
     ("When was the very first version (draft 00) of RFC 7009 published?", "first version draft"),

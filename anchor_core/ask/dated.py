@@ -86,13 +86,18 @@ def _title_words(doc: Document) -> set[str]:
     return set(content_terms(doc.title))
 
 
-def choose(question: str, documents: list[Document], named: set[str]) -> tuple[Document | None, str]:
+def choose(question: str, documents: list[Document], named: set[str] | dict[str, str]) -> tuple[Document | None, str]:
     """The one dated document the question asks about, with how it points at it (``None`` and the reason when
-    none or several do). ``named``: the units the question names by reference."""
+    none or several do). ``named``: the units the question names by reference, or a mapping of them to the
+    reference as written (``RFC 8174``): of several named, the one the asking clause names is asked about ("... cites
+    RFC 8174, the update to RFC 2119. In what month and year was RFC 8174 published?")."""
     dated = _dated(documents)
     if not dated:
         return None, "no document of the corpus has a dated header"
     hit = [d for d in dated if d.meta["front"].get("unit") in named]
+    if len(hit) > 1 and isinstance(named, dict):
+        asking = asking_clause(question)
+        hit = [d for d in hit if named[d.meta["front"]["unit"]] in asking] or hit
     if len(hit) == 1:
         return hit[0], f"names {hit[0].meta['front'].get('label') or hit[0].doc_id}"
     if len(hit) > 1:
@@ -170,7 +175,7 @@ def leftover(question: str, doc: Document) -> list[str]:
 
 
 def find(question: str, analysis: QuestionAnalysis, documents: list[Document],
-         named: set[str]) -> tuple[DatedDocument | None, str]:
+         named: set[str] | dict[str, str]) -> tuple[DatedDocument | None, str]:
     """The dated header that answers ``question``, or ``None`` with why not (``""`` when the question does not
     ask when something was published)."""
     if not asks_publication(question, analysis):

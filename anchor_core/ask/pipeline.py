@@ -453,7 +453,7 @@ def _dated_header(question: str, qa: QuestionAnalysis, hits: list[Hit], run: _Ru
     if not dated_mod.asks_publication(question, qa):
         return None
     t = time.perf_counter()
-    named = {h.unit_id for h in hits if h.named and not h.via}
+    named = {h.unit_id: h.named for h in hits if h.named and not h.via}
     found, why = dated_mod.find(question, qa, store.documents(info.name), named)
     unit = store.get_units(info.name, [found.unit_id]).get(found.unit_id) if found else None
     chunks = store.unit_chunks(info.name, found.unit_id, settings.retrieval().filters) if found else []
