@@ -362,6 +362,8 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
     if header is not None:
         # the document's own header dates it: quoted whole, it is the answer (the body never says "published")
         hits, units, decision, draft = header
+        if qvec is not None and hits[0].chunk_id not in rel:  # the header's chunk, scored as retrieval scores hits
+            rel = {**rel, hits[0].chunk_id: float(store.chunk_vectors(corpus, [hits[0].chunk_id])[0] @ qvec)}
         return _finish(question, corpus, info, hits, units, rel, decision, draft, run, s=s, scorer=scorer,
                        models=models, gate_weights=gate_weights, embedder=embedder, qa=qa, t_all=t_all)
     if s.gate:
