@@ -124,6 +124,27 @@ def front_text(lines: list[str], head_end: int, title_lines: list[str]) -> str:
     return "\n".join([*left, *right, "", *title_lines])
 
 
+# an author cell of the header: initials and a surname, maybe an editor's mark ("D. Hardt, Ed.", "N. Sakimura")
+_AUTHOR = re.compile(r"(?:[A-Z][a-z]?\.\s?)+(?:-[A-Z]\.\s?)?\s*(?:[a-z]+\s)?[A-Z][\w'’-]+(?:\s[A-Z][\w'’-]+)?"
+                     r"(?:,\s*Ed\.)?")
+
+
+def author_cells(front: str) -> list[list[int]]:
+    r"""``[start, end]`` of each author cell of the front text (its lines that are initials and a surname).
+
+    >>> f = "IETF\nRequest for Comments: 6750\nM. Jones\nMicrosoft\nD. Hardt, Ed.\nIndependent\nOctober 2012"
+    >>> [f[a:b] for a, b in author_cells(f)]
+    ['M. Jones', 'D. Hardt, Ed.']
+    """
+    out: list[list[int]] = []
+    at = 0
+    for line in front.split("\n"):
+        if _AUTHOR.fullmatch(line):
+            out.append([at, at + len(line)])
+        at += len(line) + 1
+    return out
+
+
 def date_cell(front: str, date: str) -> list[int] | None:
     r"""``[start, end]`` of the publication date's cell in the front text (the last cell that is the date).
 
@@ -333,10 +354,13 @@ class RfcAdapter:
             toc = (toc[0] + shift, toc[1] + shift) if toc != (0, 0) else toc
             uid = f"rfc-{number}"
             meta = {"number": number, **fields}
-            # where the header's date is in the unit text: a question about when this RFC was published is
-            # answered by quoting it (anchor_core.ask.dated)
+            # where the header's date and authors are in the unit text: a question about when this RFC was
+            # published, or who wrote it, is answered by quoting them (anchor_core.ask.dated)
             cell = date_cell(front, fields.get("date", ""))
-            doc_meta = {**meta, "front": {"unit": uid, "label": f"RFC {number}", "date": cell}} if cell else meta
+            authors = author_cells(front)
+            header = {"unit": uid, "label": f"RFC {number}", "date": cell, "authors": authors,
+                      "author_names": [front[a:b] for a, b in authors]}
+            doc_meta = {**meta, "front": header} if cell or authors else meta
             documents.append(Document(doc_id=uid, title=title, source=str(file),
                                       sha256=sha256_file(file), meta=doc_meta))
             unit = Unit(unit_id=uid, doc_id=uid, kind="file", heading=f"RFC {number}", title=title,

@@ -1,4 +1,4 @@
-"""A question about when a document of the corpus was published is answered from the document's header."""
+"""A question about when a document of the corpus was published, or who wrote it, is answered from its header."""
 
 from __future__ import annotations
 
@@ -20,14 +20,16 @@ from ingest.rfc import RfcAdapter
 DATA = Path(__file__).resolve().parent / "data" / "rfc"
 
 
-def doc(number: int, title: str, date: str) -> Document:
+def doc(number: int, title: str, date: str, authors: tuple[str, ...] = ("A. Author",)) -> Document:
     return Document(doc_id=f"rfc-{number}", title=title, meta={
-        "date": date, "front": {"unit": f"rfc-{number}", "label": f"RFC {number}", "date": [10, 10 + len(date)]}})
+        "date": date, "front": {"unit": f"rfc-{number}", "label": f"RFC {number}", "date": [10, 10 + len(date)],
+                                "authors": [[30 + 20 * i, 30 + 20 * i + len(a)] for i, a in enumerate(authors)],
+                                "author_names": list(authors)}})
 
 
 DOCS = [doc(6749, "The OAuth 2.0 Authorization Framework", "October 2012"),
         doc(6750, "The OAuth 2.0 Authorization Framework: Bearer Token Usage", "October 2012"),
-        doc(7009, "OAuth 2.0 Token Revocation", "August 2013"),
+        doc(7009, "OAuth 2.0 Token Revocation", "August 2013", ("T. Lodderstedt, Ed.", "S. Dronia", "M. Scurtescu")),
         doc(7636, "Proof Key for Code Exchange by OAuth Public Clients", "September 2015")]
 
 
@@ -47,7 +49,8 @@ def test_the_asked_document_is_found(question, expected):
     named = frozenset({"rfc-7009"}) if "RFC 7009" in question else frozenset()
     got, why = found(question, named)
     assert got is not None, why
-    assert got.doc_id == expected and got.date == dict((d.doc_id, d.meta["date"]) for d in DOCS)[expected]
+    assert got.doc_id == expected and got.asks == "date"
+    assert got.value == dict((d.doc_id, d.meta["date"]) for d in DOCS)[expected] and len(got.quotes) == 1
 
 
 def test_of_several_documents_named_the_asking_clause_s_is_asked_about():
@@ -72,6 +75,28 @@ def test_of_several_documents_named_the_asking_clause_s_is_asked_about():
 ])
 def test_no_header_answers_a_question_about_something_else(question, why):
     got, reason = found(question, frozenset({"rfc-7009"}) if "RFC 7009" in question else frozenset())
+    assert got is None and why in reason
+
+
+@pytest.mark.parametrize("question", [
+    "Who wrote RFC 7009?",
+    "We cite the OAuth 2.0 token revocation spec. Who are its authors?",
+    "Who are the authors of the OAuth 2.0 Token Revocation RFC?",
+])
+def test_who_wrote_a_document_is_answered_by_its_author_cells(question):
+    got, why = found(question, frozenset({"rfc-7009"}) if "RFC 7009" in question else frozenset())
+    assert got is not None, why
+    assert got.asks == "authors" and got.value == "T. Lodderstedt, Ed.; S. Dronia; M. Scurtescu"
+    assert len(got.quotes) == 3
+
+
+@pytest.mark.parametrize("question, why", [
+    ("Who drafted the security considerations of RFC 7009?", ""),           # not a question for the authors
+    ("Who wrote the first draft of RFC 7009?", "first draft"),
+    ("Who must write the revocation report for RFC 7009?", ""),               # a duty, not authorship
+])
+def test_authorship_of_something_else_is_left_to_the_gate(question, why):
+    got, reason = found(question, frozenset({"rfc-7009"}))
     assert got is None and why in reason
 
 
@@ -104,11 +129,22 @@ def test_ask_quotes_the_header_date_with_exact_offsets(rfc_store):
     # the quote is the header's date cell, before the abstract
     assert c.anchor.end < text.index("\nAbstract\n")
     assert rep.sources[c.anchor.source - 1].unit_id == "rfc-6750"
-    assert rep.gate is not None and rep.gate.signals == {"dated": "RFC 6750"} and "header" in rep.gate.reason
+    assert rep.gate is not None and rep.gate.signals == {"header": "RFC 6750", "asks": "date"}
+    assert "header gives the date" in rep.gate.reason
     assert rep.relevance is not None and rep.relevance.addressed and rep.relevance.claims == [True]
     assert rep.assessment().state == "verified"
     assert "RFC 6750" in rep.answer and "“October 2012” [1]" in rep.answer
     assert any(e.stage == "write" and "header of RFC 6750" in e.message for e in rep.trace)
+
+
+def test_ask_quotes_the_author_cells(rfc_store):
+    rep = ask("Who wrote RFC 6750?", store=rfc_store, embedder=HashEmbedder(), corpus="rfc", settings=AskSettings())
+    assert not rep.refused and [c.anchor.quote for c in rep.claims if c.anchor] == ["M. Jones", "D. Hardt"]
+    text = rfc_store.get_units("rfc", ["rfc-6750"])["rfc-6750"].text
+    assert all(c.supported and text[c.anchor.start:c.anchor.end] == c.text for c in rep.claims if c.anchor)
+    assert rep.gate is not None and rep.gate.signals == {"header": "RFC 6750", "asks": "authors"}
+    assert rep.relevance is not None and rep.relevance.addressed and rep.relevance.kind == "person_or_body"
+    assert rep.assessment().state == "verified"
 
 
 def test_ask_says_why_a_header_did_not_answer(rfc_store):
@@ -116,4 +152,4 @@ def test_ask_says_why_a_header_did_not_answer(rfc_store):
               store=rfc_store, embedder=HashEmbedder(), corpus="rfc", settings=AskSettings())
     assert any(e.stage == "gate" and e.message.startswith("not answered from a document header") and "draft" in
                e.message for e in rep.trace)
-    assert not (rep.gate and rep.gate.signals.get("dated"))
+    assert not (rep.gate and rep.gate.signals.get("header"))

@@ -1,4 +1,5 @@
-"""When a question asks when a document of the corpus was published, the document's own header answers.
+"""When a question asks when a document of the corpus was published, or who wrote it, the document's own header
+answers.
 
 An RFC's header block ends its right column with the publication date (``October 2012``); the RFC adapter keeps
 the header as the opening lines of the unit text and records where it ends (``Document.meta["front"]``: the unit
@@ -16,6 +17,10 @@ question's words, refuses such a question; this module answers it from the heade
   a word for a document, or a word of the question's form. "When was the very first version (draft 00) of the
   bearer token spec published?" keeps "first", "version" and "draft", so the header (which dates the RFC, not
   its first draft) does not answer, and the usual test decides.
+
+"Who wrote RFC 8174?" ("who are the authors of", "who edited") is answered the same way from the header's author
+cells (``B. Leiba``), which the adapter also records; "who drafted its Security Considerations section" keeps
+"security considerations section" and is left to the usual test.
 """
 
 from __future__ import annotations
@@ -33,12 +38,17 @@ from anchor_core.models import Document
 _PUBLISHED = re.compile(r"\b(?:was|were|did|has been|have been)\b[^?]*"
                         r"\b(?:publish(?:ed)?|issued|released|issue|release)\b|"
                         r"\bpublication date\b|\bdate of (?:its |their )?publication\b", re.I)
+# who wrote the document: "who wrote RFC 8174", "who are the authors of the JWT spec", "who edited it"
+_AUTHORED = re.compile(r"\bwho\b[^?]*\b(?:wrote|authored|edited|co-?authored)\b|"
+                       r"\bwho\s+(?:is|are|was|were)\s+(?:(?:the|its|their)\s+)?(?:co-?)?(?:authors?|editors?)\b|"
+                       r"\b(?:name|names)\s+of\s+(?:the\s+)?(?:authors?|editors?)\b", re.I)
 _DUTY = re.compile(r"\b(?:must|shall|should|will|would|may|might|can|could|need|needs|has to|have to)\b", re.I)
 # words of the question's form and words for a document: they ask, or point at the document, and add no topic
 _FORM = frozenset("""
 publish published publishes publishing publication issued released month year date day when what which did was
 were does has have our the that this its their document documents spec specs specification specifications
-standard standards rfc rfcs memo memos paper text
+standard standards rfc rfcs memo memos paper text who whom wrote write written authored author authors coauthored
+co-authored edited editor editors name names
 """.split())
 MIN_TITLE = 0.5
 """Share of a title's weight (each word weighed by how few titles write it) the question must write to ask
@@ -48,16 +58,18 @@ TITLE_MARGIN = 0.2
 
 
 @dataclass(frozen=True)
-class DatedDocument:
+class HeaderAnswer:
     doc_id: str
     unit_id: str
     title: str
-    date: str
     label: str
     """How the corpus designates it: ``RFC 7009``."""
-    start: int
-    end: int
-    """``unit.text[start:end]``: the header's date cell, the quote that answers."""
+    asks: str
+    """``date`` (when it was published) or ``authors`` (who wrote it)."""
+    value: str
+    """The answer as the header writes it: ``August 2013``, ``T. Lodderstedt, Ed.; S. Dronia; M. Scurtescu``."""
+    quotes: tuple[tuple[int, int], ...]
+    """``unit.text[start:end]`` of each header cell that answers: the date, or each author."""
     why: str
     """How the question points at it: ``names RFC 7009`` or ``writes its title``."""
 
@@ -77,23 +89,45 @@ def asks_publication(question: str, analysis: QuestionAnalysis) -> bool:
     return analysis.kind == "date" and bool(_PUBLISHED.search(asking)) and not _DUTY.search(asking)
 
 
-def _dated(documents: list[Document]) -> list[Document]:
-    return [d for d in documents if isinstance(d.meta.get("front"), dict) and d.meta["front"].get("date")
-            and d.meta.get("date")]
+def asks_authors(question: str, analysis: QuestionAnalysis) -> bool:
+    """A question for who wrote something.
+
+    >>> from anchor_core.ask.question import analyse
+    >>> q = "Who wrote RFC 8174?"
+    >>> asks_authors(q, analyse(q))
+    True
+    >>> q = "Who must write the report?"
+    >>> asks_authors(q, analyse(q))
+    False
+    """
+    asking = asked_sentence(question)
+    return analysis.kind == "person_or_body" and bool(_AUTHORED.search(asking)) and not _DUTY.search(asking)
+
+
+def asks_header(question: str, analysis: QuestionAnalysis) -> str:
+    """``date``, ``authors`` or ``""``: what of a document's header the question asks for."""
+    return "date" if asks_publication(question, analysis) else "authors" if asks_authors(question, analysis) else ""
+
+
+def _with(documents: list[Document], asks: str) -> list[Document]:
+    """The documents whose header records what is asked (a date cell, author cells)."""
+    return [d for d in documents if isinstance(d.meta.get("front"), dict) and d.meta["front"].get(asks)
+            and (asks != "date" or d.meta.get("date"))]
 
 
 def _title_words(doc: Document) -> set[str]:
     return set(content_terms(doc.title))
 
 
-def choose(question: str, documents: list[Document], named: set[str] | dict[str, str]) -> tuple[Document | None, str]:
+def choose(question: str, documents: list[Document], named: set[str] | dict[str, str],
+           asks: str = "date") -> tuple[Document | None, str]:
     """The one dated document the question asks about, with how it points at it (``None`` and the reason when
     none or several do). ``named``: the units the question names by reference, or a mapping of them to the
     reference as written (``RFC 8174``): of several named, the one the asking clause names is asked about ("... cites
     RFC 8174, the update to RFC 2119. In what month and year was RFC 8174 published?")."""
-    dated = _dated(documents)
+    dated = _with(documents, asks)
     if not dated:
-        return None, "no document of the corpus has a dated header"
+        return None, f"no document of the corpus has a header that records its {asks}"
     hit = [d for d in dated if d.meta["front"].get("unit") in named]
     if len(hit) > 1 and isinstance(named, dict):
         asking = asking_clause(question)
@@ -121,13 +155,13 @@ def choose(question: str, documents: list[Document], named: set[str] | dict[str,
     best, doc = ranked[0]
     second = ranked[1][0] if len(ranked) > 1 else 0.0
     if best < MIN_TITLE:
-        return None, f"the question writes at most {best:.0%} of a dated document's title"
+        return None, f"the question writes at most {best:.0%} of a document's title"
     if best - second < TITLE_MARGIN:
         return None, f"the question writes as much of two titles ({best:.0%}, {second:.0%})"
     return doc, f"writes {best:.0%} of its title"
 
 
-_ASKING = re.compile(r"\b(?:(?:in|on|by|from|since|at)\s+)?(?:when|what|which)\b", re.I)
+_ASKING = re.compile(r"\b(?:(?:in|on|by|from|since|at)\s+)?(?:when|what|which|who|whom)\b", re.I)
 
 
 def asking_clause(question: str) -> str:
@@ -174,19 +208,79 @@ def leftover(question: str, doc: Document) -> list[str]:
             if w not in own and w not in _FORM and not w.isdigit()]
 
 
+# a noun for a document, and the words that end the noun phrase before it ("... are based on | an earlier
+# authenticated-encryption specification", "... cites | the OAuth token introspection RFC")
+_DOC_NOUN = re.compile(r"\b(?:rfcs?|specs?|specifications?|memos?|drafts?|bcps?|peps?)\b", re.I)
+_PHRASE_STOP = frozenset("""
+on in of by to from with for at as per under about against into based cites cite cited uses use used follows follow
+followed implements implement implemented lists list listed is are was were be been that which who and or but than
+""".split())
+
+
+def _noun_phrase(text: str, m: re.Match[str]) -> str:
+    """The noun phrase that ends with the document noun ``m`` (its words back to a preposition, a verb or a
+    stop), with its number and a parenthesis right after it ("RFC 8174", "the JSON Web Token spec (RFC 7519)")."""
+    before = re.split(r"[.;:!?]\s", text[:m.start()])[-1].split()
+    kept: list[str] = []
+    for w in reversed(before[-8:]):
+        if w.lower().strip("(),\"'") in _PHRASE_STOP:
+            break
+        kept.insert(0, w)
+    after = re.match(r"(?:\s*\d+)?(?:\s*\([^()]*\))?", text[m.end():])  # its number, its parenthesis
+    return " ".join([*kept, m.group(0)]) + (after.group(0) if after else "")
+
+
+def _writes(text: str, doc: Document) -> bool:
+    """``text`` names ``doc``: its designation ("RFC 7519") or at least half of its title's words (an acronym for
+    the words it abbreviates)."""
+    label = str(doc.meta.get("front", {}).get("label", ""))
+    if label and re.search(r"\s?".join(map(re.escape, label.split())) + r"(?!\d)", text, re.I):
+        return True
+    title = set(content_terms(doc.title))
+    said = set(content_terms(text))
+    said |= {w for a, ws in _acronyms(doc.title).items() if a in said for w in ws}
+    return bool(title) and len(title & said) / len(title) >= MIN_TITLE
+
+
+def points_elsewhere(question: str, doc: Document) -> bool:
+    """The asking clause points back ("who wrote that specification?") at the last document the situation
+    mentions, and that one is not ``doc``: "JWA's algorithms are based on an earlier authenticated-encryption
+    specification. Who wrote that specification?" asks about the earlier one, not JWA.
+
+    >>> d = Document(doc_id="rfc-7518", title="JSON Web Algorithms (JWA)", meta={"front": {"label": "RFC 7518"}})
+    >>> points_elsewhere("JWA's AES-CBC algorithms are based on an earlier authenticated-encryption specification. "
+    ...                  "Who wrote that specification?", d)
+    True
+    >>> points_elsewhere("Our gateway follows the JSON Web Algorithms spec. Who wrote that spec?", d)
+    False
+    """
+    asking = asking_clause(question)
+    if _writes(asking, doc):
+        return False
+    situation = question[:question.rfind(asking)]
+    nouns = list(_DOC_NOUN.finditer(situation))
+    return bool(nouns) and not _writes(_noun_phrase(situation, nouns[-1]), doc)
+
+
 def find(question: str, analysis: QuestionAnalysis, documents: list[Document],
-         named: set[str] | dict[str, str]) -> tuple[DatedDocument | None, str]:
-    """The dated header that answers ``question``, or ``None`` with why not (``""`` when the question does not
-    ask when something was published)."""
-    if not asks_publication(question, analysis):
+         named: set[str] | dict[str, str]) -> tuple[HeaderAnswer | None, str]:
+    """The header that answers ``question``, or ``None`` with why not (``""`` when the question asks neither when
+    something was published nor who wrote it)."""
+    asks = asks_header(question, analysis)
+    if not asks:
         return None, ""
-    doc, why = choose(question, documents, named)
+    doc, why = choose(question, documents, named, asks)
     if doc is None:
         return None, why
+    if points_elsewhere(question, doc):
+        return None, f"the question points back at another document than {doc.meta['front'].get('label', doc.doc_id)}"
     rest = leftover(question, doc)
     if rest:
-        return None, f"the question asks about {' '.join(rest)}, which the header does not date"
+        return None, f"the question asks about {' '.join(rest)}, which the header does not " + (
+            "date" if asks == "date" else "name")
     front = doc.meta["front"]
-    start, end = front["date"]
-    return DatedDocument(doc_id=doc.doc_id, unit_id=front["unit"], title=doc.title, date=str(doc.meta["date"]),
-                         label=str(front.get("label") or doc.doc_id), start=int(start), end=int(end), why=why), ""
+    spans = [front["date"]] if asks == "date" else list(front["authors"])
+    quotes = tuple((int(a), int(b)) for a, b in spans)
+    value = str(doc.meta["date"]) if asks == "date" else "; ".join(str(n) for n in front.get("author_names", []))
+    return HeaderAnswer(doc_id=doc.doc_id, unit_id=front["unit"], title=doc.title, asks=asks, value=value,
+                        label=str(front.get("label") or doc.doc_id), quotes=quotes, why=why), ""

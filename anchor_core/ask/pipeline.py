@@ -428,13 +428,16 @@ def _finish(question: str, corpus: str, info: CorpusInfo, hits: list[Hit], units
     bad = sum(not c.supported for c in checked)
     run.emit("report", f"checked {count(len(checked), 'statement')}, {bad} not supported", t0=t,
              decision="answer" if not bad else "answer_with_flags")
-    dated = decision.signals.get("dated") if decision is not None else None
-    if dated:
-        # the question asks when this document was published and nothing else (anchor_core.ask.dated): the quoted
-        # header cell that holds a date is the asked date about the asked document
-        marks = [bool(answer_values(c.text, "date", question)) and c.supported for c in checked]
-        addresses = Relevance(addressed=any(marks), kind="date", focus=f"the publication of {dated}", claims=marks,
-                              reason="" if any(marks) else "no supported claim holds the header's date",
+    header = decision.signals.get("header") if decision is not None else None
+    if header and decision is not None:
+        # the question asks when this document was published, or who wrote it, and nothing else
+        # (anchor_core.ask.dated): a supported quote of the header's date cell, or of an author cell, answers it
+        dated = decision.signals.get("asks") == "date"
+        marks = [c.supported and (not dated or bool(answer_values(c.text, "date", question))) for c in checked]
+        addresses = Relevance(addressed=any(marks), kind="date" if dated else "person_or_body",
+                              focus=f"the {'publication' if dated else 'authors'} of {header}", claims=marks,
+                              reason="" if any(marks) else f"no supported claim holds the header's "
+                                                           f"{'date' if dated else 'authors'}",
                               method="document header")
     else:
         addresses = relevance(question, [c.text for c in checked], weights=gate_weights, embedder=embedder,
@@ -448,33 +451,36 @@ def _finish(question: str, corpus: str, info: CorpusInfo, hits: list[Hit], units
 def _dated_header(question: str, qa: QuestionAnalysis, hits: list[Hit], run: _Run, *, store: Store,
                   info: CorpusInfo, settings: AskSettings
                   ) -> tuple[list[Hit], dict[str, Unit], GateDecision, Draft] | None:
-    """When the question asks when a document of the corpus was published and its header dates it
+    """When the question asks when a document of the corpus was published, or who wrote it, and its header says
     (:mod:`anchor_core.ask.dated`): the hits with the header's chunk first, the units, a passing gate decision
-    that says why, and a draft quoting the header. ``None`` otherwise (the trace says why when the question did
-    ask about a publication)."""
-    if not dated_mod.asks_publication(question, qa):
+    that says why, and a draft quoting the header's cells. ``None`` otherwise (the trace says why when the
+    question did ask about a publication or the authors)."""
+    if not dated_mod.asks_header(question, qa):
         return None
     t = time.perf_counter()
     named = {h.unit_id: h.named for h in hits if h.named and not h.via}
     found, why = dated_mod.find(question, qa, store.documents(info.name), named)
     unit = store.get_units(info.name, [found.unit_id]).get(found.unit_id) if found else None
     chunks = store.unit_chunks(info.name, found.unit_id, settings.retrieval().filters) if found else []
-    first = next((c for c in chunks if c.start <= found.start < c.end), None) if found else None
-    if found is None or unit is None or first is None or unit.text[found.start:found.end] != found.date:
+    first = next((c for c in chunks if c.start <= found.quotes[0][0] < c.end), None) if found else None
+    if found is None or unit is None or first is None or any(not unit.text[a:b].strip() for a, b in found.quotes):
         run.emit("gate", f"not answered from a document header: {why or 'its header is not stored'}", t0=t)
         return None
     label = unit_label(unit, unit.unit_id, None)
     top = hit_of(first, 1.0, heading=unit.heading).model_copy(update={"document": found.title})
     kept = [top, *(h for h in hits if h.chunk_id != top.chunk_id)][:max(len(hits), 1)]
     units = store.get_units(info.name, sorted({h.unit_id for h in kept} | {v.unit_id for h in kept for v in h.via}))
-    reason = (f"asks when {label} was published (the question {found.why}); its header gives the date, "
-              f"{found.date}")
-    decision = GateDecision(verdict="pass", score=1.0, reason=reason, signals={"dated": label})
+    what = "when it was published" if found.asks == "date" else "who wrote it"
+    reason = (f"asks {what}, of {label} (the question {found.why}); its header "
+              + (f"gives the date, {found.value}" if found.asks == "date" else f"names its authors, {found.value}"))
+    decision = GateDecision(verdict="pass", score=1.0, reason=reason, signals={"header": label, "asks": found.asks})
     run.emit("gate", f"passed: {reason}", t0=t, decision="pass", score=1.0, signals=decision.signals)
-    # one claim, the date cell: a header's other cells (another RFC's "Request for Comments: 8174", a title that
-    # a body sentence restates) would be checked against every source and may read as contradicted
-    claim = DraftClaim(text=found.date, cited=[1], unit_id=unit.unit_id, start=found.start, end=found.end)
-    draft = Draft(answer=f"{label} ({found.title}), header: “{found.date}” [1]", claims=[claim], writer="extractive")
+    # the cells that answer, each a claim: a header's other cells (another RFC's "Request for Comments: 8174", a
+    # title that a body sentence restates) would be checked against every source and may read as contradicted
+    claims = [DraftClaim(text=unit.text[a:b], cited=[1], unit_id=unit.unit_id, start=a, end=b) for a, b in found.quotes]
+    answer = "\n".join((f"{label} ({found.title}), header: " if i == 0 else "  ") + f"“{c.text}” [1]"
+                        for i, c in enumerate(claims))
+    draft = Draft(answer=answer, claims=claims, writer="extractive")
     run.emit("write", f"quoted the header of {label}", t0=t, decision="write")
     return kept, units, decision, draft
 

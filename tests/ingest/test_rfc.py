@@ -75,6 +75,13 @@ def test_front_matter_opens_the_text_cell_by_cell(corpus):
     u = unit(corpus, "rfc-6749")
     front = u.text[:u.text.index("\nAbstract\n")]
     assert "October 2012" in front.split("\n") and "Request for Comments: 6749" in front.split("\n")
+    # the document records where its date and its authors are, for questions about them (anchor_core.ask.dated)
+    doc = next(d for d in corpus.documents if d.doc_id == "rfc-6750")
+    text = unit(corpus, "rfc-6750").text
+    a, b = doc.meta["front"]["date"]
+    assert text[a:b] == "October 2012" and doc.meta["front"]["label"] == "RFC 6750"
+    assert [text[a:b] for a, b in doc.meta["front"]["authors"]] == doc.meta["front"]["author_names"] == \
+        ["M. Jones", "D. Hardt"]
     # no part and no reference starts in the front matter
     assert min(p.start for p in u.parts) > len(front)
     assert all(r.start > len(front) for r in corpus.references)
