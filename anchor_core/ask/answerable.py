@@ -56,6 +56,7 @@ import numpy as np
 
 from anchor_core import crossencoder
 from anchor_core.ask.question import (
+    TIME_UNIT_WORD,
     QuestionAnalysis,
     analyse,
     answer_values,
@@ -290,7 +291,7 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     # noun, and once per question
     synonyms: list[frozenset[str]] = []
     # what a count of times counts ("renewable once" for "how many times can it be renewed"), not its period ("a year")
-    events = frozenset(stems[p] for p in known if not _TIME_UNIT_WORD.fullmatch(p))
+    events = frozenset(stems[p] for p in known if not TIME_UNIT_WORD.fullmatch(p))
 
     def also() -> frozenset[str]:
         if not synonyms:
@@ -464,13 +465,12 @@ def _count_tokens(text: str) -> list[str]:
 
 
 _TIMES = stem("times")
-_TIME_UNIT_WORD = re.compile(r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?)", re.I)
+_ONE_WORD_TIMES = frozenset({"once", "twice", "thrice"})
 
 
 def _same_word(a: str, b: str) -> bool:
     """Two stems of one word ("renewabl" and "renew"): equal, or one opens the other and has four letters."""
     return a == b or (min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)))
-_ONE_WORD_TIMES = frozenset({"once", "twice", "thrice"})
 
 
 def counts_next_to(text: str, head: str, window: int = 4, *, also: frozenset[str] = frozenset(),

@@ -2,8 +2,8 @@
 answers.
 
 An RFC's header block ends its right column with the publication date (``October 2012``); the RFC adapter keeps
-the header as the opening lines of the unit text and records where it ends (``Document.meta["front"]``: the unit
-and the offsets of the header and title, whose last date cell is the publication date). No sentence of the body
+the header as the opening lines of the unit text and records in ``Document.meta["front"]`` the unit, the
+document's designation (``RFC 6749``) and the spans of the date cell and the author cells. No sentence of the body
 says "published in October 2012", so the answerability test, which looks for the asked date beside the
 question's words, refuses such a question; this module answers it from the header instead, and only when
 
@@ -74,6 +74,12 @@ class HeaderAnswer:
     """How the question points at it: ``names RFC 7009`` or ``writes its title``."""
 
 
+def _asks(question: str, analysis: QuestionAnalysis, kind: str, pattern: re.Pattern[str]) -> bool:
+    """A question of ``kind`` whose asking sentence matches ``pattern`` and states no duty."""
+    asking = asked_sentence(question)
+    return analysis.kind == kind and bool(pattern.search(asking)) and not _DUTY.search(asking)
+
+
 def asks_publication(question: str, analysis: QuestionAnalysis) -> bool:
     """A date question whose asking sentence is about a publication.
 
@@ -85,8 +91,7 @@ def asks_publication(question: str, analysis: QuestionAnalysis) -> bool:
     >>> asks_publication(q, analyse(q))
     False
     """
-    asking = asked_sentence(question)
-    return analysis.kind == "date" and bool(_PUBLISHED.search(asking)) and not _DUTY.search(asking)
+    return _asks(question, analysis, "date", _PUBLISHED)
 
 
 def asks_authors(question: str, analysis: QuestionAnalysis) -> bool:
@@ -100,8 +105,7 @@ def asks_authors(question: str, analysis: QuestionAnalysis) -> bool:
     >>> asks_authors(q, analyse(q))
     False
     """
-    asking = asked_sentence(question)
-    return analysis.kind == "person_or_body" and bool(_AUTHORED.search(asking)) and not _DUTY.search(asking)
+    return _asks(question, analysis, "person_or_body", _AUTHORED)
 
 
 def asks_header(question: str, analysis: QuestionAnalysis) -> str:
@@ -139,7 +143,7 @@ def choose(question: str, documents: list[Document], named: set[str] | dict[str,
     q = set(content_terms(question))
     titles = {d.doc_id: _title_words(d) for d in dated}
     # an acronym of the question stands for the title words it abbreviates ("the PKCE RFC")
-    written = {d.doc_id: q | {w for a, ws in _acronyms(d.title).items() if a in q for w in ws} for d in dated}
+    written = {d.doc_id: _expanded(q, d.title) for d in dated}
     df: dict[str, int] = {}
     for ws in titles.values():
         for w in ws:
@@ -191,6 +195,11 @@ def _acronyms(title: str) -> dict[str, set[str]]:
     return out
 
 
+def _expanded(said: set[str], title: str) -> set[str]:
+    """``said`` with the title words that an acronym in it abbreviates ("pkce": proof, key, code, exchange)."""
+    return said | {w for a, ws in _acronyms(title).items() if a in said for w in ws}
+
+
 def leftover(question: str, doc: Document) -> list[str]:
     """Content words of the asking sentence that are neither the document's title or designation nor the
     question's form: what the question asks about besides the document's publication.
@@ -237,8 +246,7 @@ def _writes(text: str, doc: Document) -> bool:
     if label and re.search(r"\s?".join(map(re.escape, label.split())) + r"(?!\d)", text, re.I):
         return True
     title = set(content_terms(doc.title))
-    said = set(content_terms(text))
-    said |= {w for a, ws in _acronyms(doc.title).items() if a in said for w in ws}
+    said = _expanded(set(content_terms(text)), doc.title)
     return bool(title) and len(title & said) / len(title) >= MIN_TITLE
 
 

@@ -428,11 +428,12 @@ def _finish(question: str, corpus: str, info: CorpusInfo, hits: list[Hit], units
     bad = sum(not c.supported for c in checked)
     run.emit("report", f"checked {count(len(checked), 'statement')}, {bad} not supported", t0=t,
              decision="answer" if not bad else "answer_with_flags")
-    header = decision.signals.get("header") if decision is not None else None
-    if header and decision is not None:
+    signals = decision.signals if decision is not None else {}
+    header = signals.get("header")
+    if header:
         # the question asks when this document was published, or who wrote it, and nothing else
         # (anchor_core.ask.dated): a supported quote of the header's date cell, or of an author cell, answers it
-        dated = decision.signals.get("asks") == "date"
+        dated = signals.get("asks") == "date"
         marks = [c.supported and (not dated or bool(answer_values(c.text, "date", question))) for c in checked]
         addresses = Relevance(addressed=any(marks), kind="date" if dated else "person_or_body",
                               focus=f"the {'publication' if dated else 'authors'} of {header}", claims=marks,

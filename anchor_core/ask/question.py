@@ -31,6 +31,8 @@ KINDS = ("date", "duration", "amount", "percentage", "count", "person_or_body", 
 VALUE_KINDS = frozenset({"date", "duration", "amount", "percentage", "count", "person_or_body", "place"})
 
 _TIME_UNIT = r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|working days?|business days?)"
+TIME_UNIT_WORD = re.compile(_TIME_UNIT, re.I)
+"""A unit of time (``years``, ``business days``), to match whole with ``fullmatch``."""
 # how often: "regularly", "annually", "twice a year" (a duration expression, but no length of time)
 _FREQUENCY_EXPR = (r"\bregularly\b|\bperiodically\b|\b(?:at regular intervals|on a regular basis)\b|"
                    r"\b(?:(?:semi|bi)-?annually|half-yearly|annually|yearly|monthly|weekly|daily|hourly|quarterly|"
