@@ -8,8 +8,11 @@ question (relevance), and how many claims are supported, contradicted or not fou
 - ``verified``: every claim supported (or accepted by a reviewer), every quote verbatim, the answer
   addresses the question (or there is no question), no reviewer mark rejects a claim or asks for work;
 - ``unconfirmed``: nothing failed, but something that ``verified`` needs was not checked (relevance
-  not checked, a quote whose text is not in the record), a supported claim carries drift flags, or the
-  gate answered on evidence that barely passed (under its ``confident`` band);
+  not checked, a quote whose text is not in the record), a supported claim carries drift flags, the
+  gate answered on evidence that barely passed (under its ``confident`` band), or the answer is the
+  extractive writer's pick of source sentences that no reviewer has accepted yet: its quotes support
+  themselves, and on held-out questions fewer than half of such picks that passed every check quoted
+  the asked fact (``data/extractive.json``), so passing them is no confirmation;
 - ``not_verified``: a check failed or a reviewer rejected a claim or asked for work;
 - ``refused``: the run did not answer.
 
@@ -25,8 +28,11 @@ Every renderer, the dashboard and ``anchor reports list`` show :attr:`Assessment
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Literal
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -123,9 +129,16 @@ class ClaimCheck(BaseModel):
     """From the relevance check's per-claim list; ``None`` when not checked."""
 
 
+CHECKS_VERSION = 2
+"""Bumped when :func:`checks` changes what it finds on the same record (2: extractive answers stay open), so that
+checks kept by a report store are made again."""
+
+
 class Checks(BaseModel):
     """The automatic part of an assessment: fixed once the run is made (reviews come on top)."""
 
+    version: int = 1
+    """:data:`CHECKS_VERSION` of the code that made them (1: kept before versions were recorded)."""
     kind: str
     refused: bool = False
     reason: str = ""
@@ -136,6 +149,9 @@ class Checks(BaseModel):
     weak_evidence: str = ""
     """Set when the gate answered on evidence that barely passed (its score under the ``confident`` band that
     the gate recorded): answers that weak were more often wrong than right on held-out questions."""
+    extractive: str = ""
+    """Set when the answer is the extractive writer's pick of source sentences (:data:`EXTRACTIVE_OPEN`): its
+    quotes support themselves, and no automatic check tells whether they state the asked answer."""
 
 
 class ClaimState(ClaimCheck):
@@ -172,6 +188,36 @@ class Assessment(BaseModel):
     def short(self) -> str:
         """The state in two words or so, for a table cell or a metric."""
         return STATE_TEXT[self.state]
+
+
+EXTRACTIVE_OPEN = "extractive answer: no check confirms that the quoted sentences state the asked answer"
+"""The open item of an extractive answer (the reason text starts with it)."""
+
+
+@cache
+def extractive_record() -> dict[str, Any]:
+    """How often extractive answers that passed every other check quoted the asked fact on held-out questions
+    (``anchor_core/data/extractive.json``, written by ``python -m eval.fresh --write-extractive``)."""
+    try:
+        return json.loads(resources.files("anchor_core").joinpath("data/extractive.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def extractive_open() -> str:
+    """:data:`EXTRACTIVE_OPEN` with the measured rate, and what confirms the answer."""
+    rec = extractive_record()
+    n, k = rec.get("answers", 0), rec.get("fact_quoted", 0)
+    rate = f" ({k} of {n} such answers did on earlier held-out questions)" if n else ""
+    return f"{EXTRACTIVE_OPEN}{rate}; a reviewer's acceptance confirms it"
+
+
+def _extractive(report: Report) -> bool:
+    """An ask run answered by the extractive writer from retrieved passages (a document header's date or authors
+    is read from the header's own cells, not picked by similarity, so it is not one)."""
+    rel = report.relevance
+    return (report.kind == "ask" and not report.refused and report.models.get("writer") == "extractive"
+            and not (rel is not None and rel.method == "document header"))
 
 
 def _claims(ns: list[int]) -> str:
@@ -225,8 +271,9 @@ def checks(report: Report) -> Checks:
         weak = (f"the evidence barely passed the answerability test ({g.score:.2f}, confident from "
                 f"{g.thresholds['confident']:.2f}): answers that weak were more often wrong than right on "
                 "held-out questions")
-    return Checks(kind=report.kind, refused=report.refused, reason=report.reason, faithfulness=faith,
-                  relevance=relevance, support=support, claims=claims, weak_evidence=weak)
+    return Checks(version=CHECKS_VERSION, kind=report.kind, refused=report.refused, reason=report.reason,
+                  faithfulness=faith, relevance=relevance, support=support, claims=claims, weak_evidence=weak,
+                  extractive=extractive_open() if _extractive(report) else "")
 
 
 def _label(c: ClaimCheck, mark: Review | None) -> str:
@@ -290,6 +337,9 @@ def assess(ch: Checks, marks: Mapping[int, Review] | None = None) -> Assessment:
     if flagged:
         open_.append("flagged: " + "; ".join(f"claim {s.n} {', '.join(f.replace('_', ' ') for f in s.flags)}"
                                             for s in flagged))
+    # an extractive pick is confirmed by a reviewer who accepts one of its claims, not by its own quotes
+    if ch.extractive and not by["accepted"]:
+        open_.append(ch.extractive)
     if open_:
         return Assessment(state="unconfirmed", headline=f"not confirmed: {support}; " + "; ".join(open_),
                           reasons=open_, **base)

@@ -30,7 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from anchor_core.assessment import Assessment, Checks, assess, checks
+from anchor_core.assessment import CHECKS_VERSION, Assessment, Checks, assess, checks
 from anchor_core.errors import AnchorError
 from anchor_core.report import MARKS as VERDICTS
 from anchor_core.report import Report, Review, from_legacy
@@ -248,9 +248,12 @@ class ReportStore:
         return out
 
     def _checks(self, run_id: str, saved: str | None) -> Checks:
-        """The saved checks of a run; computed from its payload (and kept) for runs saved before them."""
+        """The saved checks of a run; computed from its payload (and kept) for runs saved before them, or saved
+        by an older version of the checks (:data:`~anchor_core.assessment.CHECKS_VERSION`)."""
         if saved:
-            return Checks.model_validate_json(saved)
+            kept = Checks.model_validate_json(saved)
+            if kept.version == CHECKS_VERSION:
+                return kept
         found = checks(self.get(run_id))
         with self._lock:
             self._db.execute("INSERT OR REPLACE INTO run_checks VALUES (?, ?)", (run_id, found.model_dump_json()))

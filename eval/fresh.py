@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from anchor_core.ask import AskSettings, ask
+from anchor_core.assessment import EXTRACTIVE_OPEN, Assessment, checks
 from anchor_core.named import use_adapters
 from anchor_core.stores.sqlite import SQLiteStore
 from eval.answerability import ensure, workspace_embedder
@@ -35,6 +36,7 @@ from ingest import get_adapter
 
 HERE = Path(__file__).resolve().parent
 FRESH = HERE / "questions" / "fresh"
+EXTRACTIVE_JSON = HERE.parent / "anchor_core" / "data" / "extractive.json"
 
 
 def run(store, emb, corpus: str, rows: list[dict]) -> list[dict]:
@@ -48,8 +50,25 @@ def run(store, emb, corpus: str, rows: list[dict]) -> list[dict]:
                     "fact_quoted": bool(r.get("fact")) and r.get("fact", "") in quotes,
                     "first": next((c.anchor.quote for c in rep.claims if c.anchor is not None), ""),
                     # the run's headline state (verified / unconfirmed / not_verified / refused) and gate score
-                    "state": rep.assessment().state, "gate_score": round(rep.gate.score, 3) if rep.gate else None})
+                    "state": rep.assessment().state, "gate_score": round(rep.gate.score, 3) if rep.gate else None,
+                    # every automatic check passed; an extractive pick's own open item aside
+                    "checks_passed": passed(rep.assessment()), "extractive": bool(checks(rep).extractive)})
     return out
+
+
+def passed(a: Assessment) -> bool:
+    """Every automatic check passed: verified, or open only for being an extractive pick."""
+    return a.state == "verified" or (a.state == "unconfirmed" and bool(a.reasons)
+                                     and all(r.startswith(EXTRACTIVE_OPEN) for r in a.reasons))
+
+
+def extractive_figure(rows: list[dict]) -> dict:
+    """Of the extractive answers that passed every other check, how many quoted the asked fact (an answer to an
+    unanswerable question never does): the rate the headline of such an answer quotes."""
+    picked = [r for r in rows if not r["refused"] and r.get("extractive") and r.get("checks_passed")]
+    return {"answers": len(picked),
+            "fact_quoted": sum(r["type"] != "unanswerable" and r["fact_quoted"] for r in picked),
+            "unanswerable": sum(r["type"] == "unanswerable" for r in picked)}
 
 
 def corpus_of(name: str) -> str:
@@ -74,7 +93,9 @@ def summary(rows: list[dict]) -> dict[str, str]:
             "answered unanswerable headlined verified":
                 f"{sum(r.get('state') == 'verified' for r in wrong)}/{len(wrong)}",
             "answered answerable headlined verified":
-                f"{sum(r.get('state') == 'verified' for r in answered)}/{len(answered)}"}
+                f"{sum(r.get('state') == 'verified' for r in answered)}/{len(answered)}",
+            # the answers a reader would have seen as passing every automatic check, and how many were right
+            "passed every check, fact quoted": "{fact_quoted}/{answers}".format(**extractive_figure(rows))}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workspace", default=str(HERE / "results" / "cache"))
     ap.add_argument("--show", action="store_true", help="print every question's outcome")
     ap.add_argument("--out", default="", help="also write the per-question outcomes as JSON lines here")
+    ap.add_argument("--write-extractive", action="store_true",
+                    help=f"store how often the extractive answers that passed every other check quoted the asked "
+                         f"fact in {EXTRACTIVE_JSON} (run it on spent sets only)")
     args = ap.parse_args(argv)
     names = [s for s in args.sets.split(",") if s] or sorted(p.stem for p in FRESH.glob("*.jsonl"))
     if not CORPORA.exists():
@@ -107,6 +131,14 @@ def main(argv: list[str] | None = None) -> int:
                                                       else "other")
                 print(f"  {r['id']} [{r['type']}/{r['answer_kind']}] {tag}: {r['question']}")
                 print(f"      {r['reason'] if r['refused'] else r['first'][:140]!r}")
+    if args.write_extractive:
+        fig = extractive_figure(results)
+        EXTRACTIVE_JSON.write_text(json.dumps({
+            "note": "extractive answers (not refused, not a document header's cells) that passed every automatic check "
+                    "but their own open item, on the fresh sets below, and how many quoted the asked fact; written by "
+                    "python -m eval.fresh --write-extractive", **fig, "sets": names}, indent=1) + "\n",
+            encoding="utf-8")
+        print(f"wrote {EXTRACTIVE_JSON}: {fig}")
     if args.out:
         Path(args.out).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in results), encoding="utf-8")
     return 0

@@ -23,15 +23,31 @@ def test_every_fresh_set_is_well_formed():
 
 
 def test_summary_counts_refusals_and_gold_quotes():
+    pick = {"extractive": True, "checks_passed": True}  # an extractive answer open only for being one
     rows = [{"type": "single", "refused": False, "gold_quoted": True, "fact_quoted": True, "state": "verified"},
-            {"type": "single", "refused": False, "gold_quoted": True, "fact_quoted": False, "state": "unconfirmed"},
+            {"type": "single", "refused": False, "gold_quoted": True, "fact_quoted": False, "state": "unconfirmed",
+             **pick},
             {"type": "single", "refused": False, "gold_quoted": False, "fact_quoted": False, "state": "verified"},
             {"type": "single", "refused": True, "gold_quoted": False, "fact_quoted": False, "state": "refused"},
             {"type": "unanswerable", "refused": True, "gold_quoted": False, "fact_quoted": False, "state": "refused"},
             {"type": "unanswerable", "refused": False, "gold_quoted": False, "fact_quoted": False,
-             "state": "unconfirmed"}]
+             "state": "unconfirmed", **pick}]
     assert fresh.summary(rows) == {"unanswerable refused": "1/2", "answerable falsely refused": "1/4",
                                    "answered with a gold unit quoted": "2/3",
                                    "answered with the asked fact quoted": "1/3",
                                    "answered unanswerable headlined verified": "0/1",
-                                   "answered answerable headlined verified": "2/3"}
+                                   "answered answerable headlined verified": "2/3",
+                                   "passed every check, fact quoted": "0/2"}
+    assert fresh.extractive_figure(rows) == {"answers": 2, "fact_quoted": 0, "unanswerable": 1}
+
+
+def test_passed_means_verified_or_open_only_for_being_an_extractive_pick():
+    from anchor_core.assessment import EXTRACTIVE_OPEN, Assessment, Faithfulness, RelevanceCheck, Support
+
+    def a(state, *reasons):
+        return Assessment(state=state, headline="", reasons=list(reasons), faithfulness=Faithfulness(state="verbatim"),
+                          relevance=RelevanceCheck(state="addressed"), support=Support(claims=1, supported=1))
+    assert fresh.passed(a("verified"))
+    assert fresh.passed(a("unconfirmed", EXTRACTIVE_OPEN + " (3 of 7 ...)"))
+    assert not fresh.passed(a("unconfirmed", "the evidence barely passed", EXTRACTIVE_OPEN))
+    assert not fresh.passed(a("not_verified", EXTRACTIVE_OPEN))

@@ -211,7 +211,7 @@ def test_cli_reports_list_show_and_export_say_rejected(tmp_path, capsys):
     rs = ReportStore.in_home(A.home())
     run = rs.save(extractive_ask(Relevance(addressed=True, claims=[True])))
     assert main(["reports", "list"]) == 0
-    assert "verified" in capsys.readouterr().out
+    assert "not confirmed" in capsys.readouterr().out  # an extractive pick nobody has accepted yet
     assert main(["reports", "mark", run.id, "1", "rejected", "--reviewer", "Bo", "-m", "a lead-in"]) == 0
     capsys.readouterr()
     assert main(["reports", "list"]) == 0
@@ -296,10 +296,11 @@ def test_dashboard_ask_page_shows_the_headline():
     assert "not confirmed: 1 of 1 claim supported; relevance not checked" in A.texts(at).replace("\\", "")
 
 
-def _gated(score: float, confident: float | None = 0.55) -> Report:
+def _gated(score: float, confident: float | None = 0.55, writer: str = "extractive") -> Report:
     from anchor_core.report import GateDecision
 
     r = extractive_ask(Relevance(addressed=True, kind="procedure", focus="notified bodies", claims=[True]))
+    r.models["writer"] = writer
     thresholds = {"pass": 0.32, **({"confident": confident} if confident is not None else {})}
     r.gate = GateDecision(verdict="pass", score=score, reason="a retrieved passage answers the question",
                           thresholds=thresholds)
@@ -319,8 +320,9 @@ def test_an_answer_on_evidence_that_barely_passed_the_gate_is_not_headlined_veri
 
 
 def test_evidence_above_the_band_or_a_gate_without_one_leaves_the_run_verified():
-    assert _gated(0.80).assessment().state == "verified"
-    assert _gated(0.41, confident=None).assessment().state == "verified"  # reports saved before the band
+    llm = "llm:llama-3.3-70b-versatile"
+    assert _gated(0.80, writer=llm).assessment().state == "verified"
+    assert _gated(0.41, confident=None, writer=llm).assessment().state == "verified"  # saved before the band
     weak = _gated(0.41)
     weak.relevance = Relevance(addressed=False, kind="amount", focus="fee", reason=NO_FEE, claims=[False])
     assert weak.assessment().state == "not_verified"  # a failed check still wins over an open one
@@ -359,3 +361,53 @@ def test_dashboard_reports_page_headlines_barely_passed_evidence_not_confirmed()
     assert "the evidence barely passed the answerability test (0.41, confident from 0.55)" in page
     listed = next(df.value for df in at.dataframe if "headline" in df.value.columns)
     assert listed["result"][0] == "not confirmed"
+
+
+# -- extractive answers: their quotes support themselves, so passing the checks confirms nothing ------------
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_an_extractive_answer_that_passes_every_check_is_not_confirmed_until_a_reviewer_accepts_it(fmt):
+    from anchor_core.assessment import EXTRACTIVE_OPEN
+
+    r = _gated(0.80)  # addressed, supported, verbatim, well above the band
+    a = r.assessment()
+    assert a.state == "unconfirmed" and a.relevance.state == "addressed" and a.support.supported == 1
+    assert [x for x in a.reasons if x.startswith(EXTRACTIVE_OPEN)] == [a.reasons[-1]]
+    text = shown(r, fmt)
+    assert f"not confirmed: 1 of 1 claim supported; {EXTRACTIVE_OPEN}" in text
+    if fmt != "json":
+        assert not says_verified(text)
+    r.reviews = [Review(claim=1, verdict="accepted", reviewer="Ada")]
+    a = r.assessment()
+    assert a.state == "verified" and a.claims[0].label == "supported · accepted by Ada"
+    assert "verified: 1 of 1 claim supported, quotes verbatim, the answer addresses the question" in shown(r, fmt)
+
+
+def test_the_extractive_open_item_quotes_the_rate_measured_on_held_out_questions():
+    from anchor_core.assessment import extractive_open, extractive_record
+
+    rec = extractive_record()
+    assert rec["answers"] > 0 and 0 <= rec["fact_quoted"] <= rec["answers"]
+    assert f"({rec['fact_quoted']} of {rec['answers']} such answers did on earlier held-out questions)" \
+        in extractive_open()
+
+
+def test_a_header_answer_and_an_llm_answer_can_still_be_verified():
+    header = _gated(0.80)
+    header.relevance = Relevance(addressed=True, kind="date", focus="RFC 7009", claims=[True],
+                                 method="document header")
+    assert header.assessment().state == "verified"
+    assert _gated(0.80, writer="llm:qwen").assessment().state == "verified"
+    assert verify_run(supported(FEE[3:].strip())).assessment().state == "verified"  # no question: no pick
+
+
+def test_checks_kept_by_an_older_version_are_made_again(tmp_path):
+    rs = ReportStore(tmp_path / "reports.db")
+    saved = rs.save(_gated(0.80))
+    old = json.loads(rs._db.execute("SELECT checks FROM run_checks").fetchone()[0])
+    assert old.pop("version") == 2 and old.pop("extractive")
+    rs._db.execute("UPDATE run_checks SET checks = ?", (json.dumps(old),))  # kept before extractive picks stayed open
+    assert rs.list()[0].assessment.state == "unconfirmed"
+    assert json.loads(rs._db.execute("SELECT checks FROM run_checks").fetchone()[0])["version"] == 2
+    assert rs.get(saved.id).assessment().state == "unconfirmed"
