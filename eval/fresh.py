@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from anchor_core.ask import AskSettings, ask
-from anchor_core.assessment import EXTRACTIVE_OPEN, Assessment, checks
+from anchor_core.assessment import EXTRACTIVE_OPEN, Assessment, assess, checks
 from anchor_core.named import use_adapters
 from anchor_core.stores.sqlite import SQLiteStore
 from eval.answerability import ensure, workspace_embedder
@@ -43,6 +43,8 @@ def run(store, emb, corpus: str, rows: list[dict]) -> list[dict]:
     out = []
     for r in rows:
         rep = ask(r["question"], store=store, embedder=emb, corpus=corpus, settings=AskSettings())
+        ch = checks(rep)  # once: the headline and the two flags below read the same checks
+        a = assess(ch, rep.latest_reviews)
         units = {c.anchor.unit_id for c in rep.claims if c.anchor is not None and c.supported}
         quotes = " ".join(" ".join(c.anchor.quote.split()) for c in rep.claims if c.anchor is not None)
         out.append({**r, "refused": rep.refused, "reason": rep.reason, "code": rep.reason_code,
@@ -50,9 +52,9 @@ def run(store, emb, corpus: str, rows: list[dict]) -> list[dict]:
                     "fact_quoted": bool(r.get("fact")) and r.get("fact", "") in quotes,
                     "first": next((c.anchor.quote for c in rep.claims if c.anchor is not None), ""),
                     # the run's headline state (verified / unconfirmed / not_verified / refused) and gate score
-                    "state": rep.assessment().state, "gate_score": round(rep.gate.score, 3) if rep.gate else None,
+                    "state": a.state, "gate_score": round(rep.gate.score, 3) if rep.gate else None,
                     # every automatic check passed; an extractive pick's own open item aside
-                    "checks_passed": passed(rep.assessment()), "extractive": bool(checks(rep).extractive)})
+                    "checks_passed": passed(a), "extractive": bool(ch.extractive)})
     return out
 
 

@@ -56,6 +56,7 @@ import numpy as np
 
 from anchor_core import crossencoder
 from anchor_core.ask.question import (
+    MULTIPLICATIVE,
     TIME_UNIT_WORD,
     QuestionAnalysis,
     analyse,
@@ -465,7 +466,6 @@ def _count_tokens(text: str) -> list[str]:
 
 
 _TIMES = stem("times")
-_ONE_WORD_TIMES = frozenset({"once", "twice", "thrice"})
 
 
 def _same_word(a: str, b: str) -> bool:
@@ -495,8 +495,8 @@ def counts_next_to(text: str, head: str, window: int = 4, *, also: frozenset[str
     """
     tokens = _count_tokens(text)
     head = _IRREGULAR.get(head, head)
-    if head == _TIMES and any(t in _ONE_WORD_TIMES and any(_same_word(stem(w), e) for w in tokens[max(0, i - 3):i]
-                                                           for e in events)
+    if head == _TIMES and any(MULTIPLICATIVE.fullmatch(t) and any(_same_word(stem(w), e)
+                                                                  for w in tokens[max(0, i - 3):i] for e in events)
                               for i, t in enumerate(tokens)):
         return True  # "renewable once" counts the times of renewing, when the question asks about renewing
     nums = [i for i, t in enumerate(tokens) if has_number(t)

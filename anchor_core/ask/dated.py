@@ -245,7 +245,7 @@ def _writes(text: str, doc: Document) -> bool:
     label = str(doc.meta.get("front", {}).get("label", ""))
     if label and re.search(r"\s?".join(map(re.escape, label.split())) + r"(?!\d)", text, re.I):
         return True
-    title = set(content_terms(doc.title))
+    title = _title_words(doc)
     said = _expanded(set(content_terms(text)), doc.title)
     return bool(title) and len(title & said) / len(title) >= MIN_TITLE
 

@@ -778,7 +778,7 @@ def states_bound(text: str, value: str, direction: str = "") -> bool:
 
 
 # a count of times written as one word ("renewable once", "meets twice a year")
-_MULTIPLICATIVE = re.compile(r"\b(?:once|twice|thrice)\b", re.I)
+MULTIPLICATIVE = re.compile(r"\b(?:once|twice|thrice)\b", re.I)
 _COUNTS_TIMES = re.compile(r"\bhow many (?:\w+ )?times\b", re.I)
 
 
@@ -810,7 +810,7 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
     found = expressions(text, kind)
     if kind == "count" and question and _COUNTS_TIMES.search(question):
         # "how many times can the term be renewed" is answered by "renewable once" ("twice", "thrice")
-        found += [m.group(0) for m in _MULTIPLICATIVE.finditer(text)]
+        found += [m.group(0) for m in MULTIPLICATIVE.finditer(text)]
     if numeric:
         found = [x for x in found if has_number(x)]
     if question and kind in ("duration", "amount"):
