@@ -829,3 +829,31 @@ def test_a_question_about_practice_is_not_answered_by_a_rule(question, text, ans
 
     weights = {w: 2.0 for w in ("notified", "body", "bodies", "conformity", "assessment", "designated", "take")}
     assert (assess(question, [_hit("art-30", text)], weights=weights).tied > 0) is answers
+
+
+def test_a_refusal_names_what_the_asking_sentence_is_about_not_the_situation_told_before_it():
+    from anchor_core.ask.answerable import asked_focus, assess, reason
+
+    q = ("During a market inspection last autumn we handed the authority our source code and trade secrets. "
+         "From what date does the confidentiality article start to apply?")
+    a = analyse(q)
+    assert asked_focus(q, a) == "the confidentiality article start to apply"
+    assert "source code" in a.focus  # the whole question's focus still holds the situation
+    weights = {w: 2.0 for w in a.parts}
+    text = ("The confidentiality article applies to authorities that receive source code and trade secrets "
+            "during a market inspection.")
+    ans = assess(q, [_hit("art-78", text)], weights=weights)
+    why = reason(ans)
+    assert why.startswith("the sources describe “the confidentiality article start to apply” but state no date"), why
+    assert "source code" not in why and "autumn" not in why
+    # one sentence: the focus is the question's own
+    one = "From what date does the confidentiality article start to apply?"
+    assert asked_focus(one, analyse(one)) == analyse(one).focus
+    # a passage that addresses too little of the question is measured, and named, against all of it
+    q2 = "We handed the authority our source code. How must the authority protect the confidential information?"
+    a2 = analyse(q2)
+    assert not a2.value
+    far = assess(q2, [_hit("art-1", "This Regulation lays down harmonised rules.")],
+                 weights={w: 2.0 for w in a2.parts})
+    assert reason(far).startswith("no retrieved passage addresses “") and "source code" in reason(far), reason(far)
+    assert "best passage covers 0%" in reason(far)

@@ -618,3 +618,48 @@ def test_a_json_example_is_data_not_a_sentence_to_quote():
     q = "What does the token endpoint return when the refresh token has expired?"
     quotes = printed(write(q, [source(1, "rfc-6749", example)]).answer)
     assert quotes and not any(x.lstrip().startswith("{") or '"access_token"' in x for x in quotes), quotes
+
+
+def test_points_are_read_with_their_lead_in_when_the_answer_s_relevance_is_checked():
+    from anchor_core.ask.pipeline import read_in_place
+    from anchor_core.ask.relevance import relevance
+
+    src = source(1, "article-5", ARTICLE_5, label="Article 5(1)")
+    q = "Which AI practices are prohibited?"
+    d = write(q, [src], max_points=3)
+    assert d.claims[0].lead is None and [c.lead for c in d.claims[1:]] == [0, 0, 0]
+    texts = [c.text for c in d.claims]
+    alone = relevance(q, texts)
+    assert alone.claims[0] and not any(alone.claims[1:])  # a point alone names no prohibited practice
+    read = read_in_place(d.claims, texts)
+    assert read[1] == f"{texts[0]} {texts[1]}"
+    assert relevance(q, read).claims == [True] * 4  # the points are the answer
+    # a value stated by the lead-in carries to the points it keeps
+    art18 = ("1. The provider shall, for a period ending 10 years after the high-risk AI system has been placed on "
+             "the market, keep at the disposal of the national competent authorities:\n"
+             "(a) the technical documentation referred to in Article 11;\n"
+             "(b) the documentation concerning the quality management system referred to in Article 17;")
+    q = "How long must providers keep the technical documentation?"
+    d = write(q, [source(1, "article-18", art18, label="Article 18(1)")])
+    texts = [c.text for c in d.claims]
+    assert len(texts) == 3 and not relevance(q, texts).claims[1]
+    assert relevance(q, read_in_place(d.claims, texts)).claims == [True, True, True]
+    # claims that a decomposer split are read alone
+    assert read_in_place(d.claims[:2], texts) == texts
+
+
+def test_a_lead_in_over_a_point_that_carries_the_answer_carries_it_too():
+    from anchor_core.ask.pipeline import lead_ins_carry, read_in_place
+    from anchor_core.ask.relevance import relevance
+
+    annex = ("4. Employment, workers’ management and access to self-employment:\n"
+             "(a) AI systems intended to be used for the recruitment or selection of natural persons, to analyse "
+             "and filter job applications, and to evaluate candidates;\n"
+             "(b) AI systems intended to be used to make decisions affecting terms of work-related relationships.")
+    q = "Which AI systems used to evaluate job applicants are listed?"
+    d = write(q, [source(1, "annex-iii", annex, label="Annex III(4)")])
+    texts = [c.text for c in d.claims]
+    marks = relevance(q, read_in_place(d.claims, texts)).claims
+    assert d.claims[0].lead is None and marks[1] and not marks[0]  # the heading alone names no such system
+    assert lead_ins_carry(d.claims, marks)[:2] == [True, True]
+    assert lead_ins_carry(d.claims, [False] * len(texts)) == [False] * len(texts)  # nothing to pass up

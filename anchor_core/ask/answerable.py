@@ -69,6 +69,7 @@ from anchor_core.ask.question import (
     counted,
     counts_time,
     expressions,
+    focus_phrase,
     has_number,
     is_frequency,
     is_time_amount,
@@ -559,15 +560,38 @@ def score(ans: Answerability, spec: dict | None = None) -> float:
     return 1 / (1 + math.exp(-z))
 
 
+def asked_focus(question: str, analysis: QuestionAnalysis) -> str:
+    """The focus of the sentence that asks, as the question writes it: a situation told before it ("During a
+    market surveillance inquiry in autumn 2025 we handed the authority trade secrets. From what date did the
+    confidentiality article start to apply?") is the asker's circumstance, not what the answer is missing.
+    The whole question's focus when it is one sentence, or when the asking sentence has no focus part of its own.
+
+    >>> q = "We run a small shop with two cameras. How long may we keep CCTV footage?"
+    >>> asked_focus(q, analyse(q))
+    'keep CCTV footage'
+    """
+    sentence = asked_sentence(question)
+    if sentence == question.strip():
+        return analysis.focus
+    own = set(words(sentence))
+    parts = [p for p in analysis.parts if p in own]
+    return (focus_phrase(sentence, parts) if parts else "") or analysis.focus
+
+
 def reason(ans: Answerability, topic: str = "") -> str:
-    """Why the passages do not answer, naming the missing part."""
+    """Why the passages do not answer, naming the missing part. The missing value is named against the
+    asking sentence's focus (:func:`asked_focus`); a passage that addresses too little of the question is
+    named against the whole question's focus, whose share it gives."""
     a = ans.analysis
     # the focus is quoted as the question writes it: its words are the asker's, not always a noun phrase
     # ("owns the copyright in images produced by a text-to-image model")
-    about = f"“{topic or a.focus}”" if (topic or a.focus) else "the question's subject"
+    whole = topic or a.focus
+    asking = topic or (asked_focus(a.question, a) if a.question else whole)
+    about = f"“{asking}”" if asking else "the question's subject"
     asked = ans.asked or (a.kind if a.value else "")
     if asked and ans.focus >= 0.5 and ans.tied < ans.focus:
         return f"the sources describe {about} but state no {KIND_NOUN[asked]} for it"
     if asked and ans.tied == 0.0:
         return f"no retrieved passage states the asked {KIND_NOUN[asked]} about {about}"
+    about = f"“{whole}”" if whole else "the question's subject"
     return f"no retrieved passage addresses {about} (best passage covers {ans.focus:.0%} of it)"

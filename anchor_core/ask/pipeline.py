@@ -441,8 +441,9 @@ def _finish(question: str, corpus: str, info: CorpusInfo, hits: list[Hit], units
                                                            f"{'date' if dated else 'authors'}",
                               method="document header")
     else:
-        addresses = relevance(question, [c.text for c in checked], weights=gate_weights, embedder=embedder,
-                              analysis=qa)
+        addresses = relevance(question, read_in_place(claims, [c.text for c in checked]), weights=gate_weights,
+                              embedder=embedder, analysis=qa)
+        addresses.claims = lead_ins_carry(claims, addresses.claims)
     return Report(kind="ask", question=question, corpus=corpus, corpus_version=info.version, refused=False,
                   answer=draft.answer, claims=checked, relevance=addresses, sources=sources, gate=decision,
                   trace=run.events, models=models, threshold=scorer.threshold, settings=s.model_dump(), notes=run.notes,
@@ -566,6 +567,42 @@ def _decompose(draft: Draft, run: _Run, *, llm: LLM | None) -> tuple[list[DraftC
     out = [DraftClaim(text=a, cited=c.cited) for c in draft.claims for a in _atoms(c.text)]
     run.emit("decompose", f"split the answer into {len(out)} claims (rules)", t0=t)
     return out, "rules"
+
+
+def read_in_place(claims: list[DraftClaim], texts: list[str]) -> list[str]:
+    """The claims' ``texts`` as the relevance check reads them: an enumerated point after the lead-in it is
+    quoted under (and that lead-in after its own), because the two are one provision: "(a) the technical
+    documentation referred to in Article 11;" keeps for ten years what "The provider shall, for a period
+    ending 10 years ..., keep at the disposal of the national competent authorities:" says it keeps.
+
+    >>> read_in_place([DraftClaim("Lead:"), DraftClaim("(a) one;", lead=0)], ["Lead:", "(a) one;"])
+    ['Lead:', 'Lead: (a) one;']
+    """
+    if len(claims) != len(texts):  # claims split by a decomposer are read alone
+        return texts
+    out: list[str] = []
+    for i, (c, text) in enumerate(zip(claims, texts)):
+        lead = c.lead if c.lead is not None and 0 <= c.lead < i else None
+        out.append(text if lead is None else f"{out[lead]} {text}")
+    return out
+
+
+def lead_ins_carry(claims: list[DraftClaim], marks: list[bool]) -> list[bool]:
+    """``marks`` (does each claim carry the answer?) with a lead-in marked as its points are: a lead-in quoted
+    over a point that carries the answer ("4. Employment, workers' management and access to self-employment:"
+    over "(a) AI systems intended to be used for the recruitment ...") is part of that answer.
+
+    >>> lead_ins_carry([DraftClaim("4. Employment:"), DraftClaim("(a) recruitment;", lead=0)], [False, True])
+    [True, True]
+    """
+    if len(claims) != len(marks):
+        return marks
+    out = list(marks)
+    for i in range(len(claims) - 1, -1, -1):  # points come after their lead-ins: a nested lead-in passes it up
+        lead = claims[i].lead
+        if out[i] and lead is not None and 0 <= lead < i:
+            out[lead] = True
+    return out
 
 
 def _atoms(text: str) -> list[str]:

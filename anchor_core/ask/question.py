@@ -148,6 +148,8 @@ class QuestionAnalysis:
     numeric: bool = False
     """The question asks for a number ("how many days", "in euros", "what percentage"): a phrase
     such as "without undue delay" does not answer it."""
+    question: str = ""
+    """The question analysed, as given."""
 
     @property
     def value(self) -> bool:
@@ -209,7 +211,7 @@ def analyse(question: str) -> QuestionAnalysis:
     focus = focus_phrase(question, list(parts)) or " ".join(parts)
     numeric = bool(_NUMERIC.search(question))
     return QuestionAnalysis(kind=kind, focus=focus, parts=list(parts), names=question_names(question),
-                            numeric=numeric)
+                            numeric=numeric, question=question)
 
 
 _FRAME = frozenset("""

@@ -46,6 +46,11 @@ class DraftClaim:
     text, ``unit.text[start:end] == text``."""
     start: int | None = None
     end: int | None = None
+    lead: int | None = None
+    """For an enumerated point quoted under its lead-in (extractive writer): the index, in the draft's claims,
+    of the claim that quotes the lead-in. The two are one provision split for quoting ("The following AI
+    practices shall be prohibited:" + "(a) ..."), so the point is read with it when the answer's relevance
+    is checked."""
 
 
 @dataclass
@@ -310,10 +315,14 @@ class ExtractiveWriter:
                 notes.append(f"the opening '{reading}' is the writer's reading of {first.label}, not a checked claim")
         for _, group, owner in groups:
             head = group[0]
+            placed: dict[int, int] = {}  # candidate → its claim's index, for the points' lead-ins
             for i, c in enumerate(group):
                 lines.append((f"{c.src.label}: " if i == 0 else "  ") + f"“{c.text}” [{c.src.n}]")
+                under = c.lead if c.lead is not None else (c.continues.lead if c.continues is not None else None)
+                placed[id(c)] = len(claims)
                 claims.append(DraftClaim(text=c.text, cited=[c.src.n], unit_id=c.src.unit_id,
-                                         start=c.src.start + c.start, end=c.src.start + c.end))
+                                         start=c.src.start + c.start, end=c.src.start + c.end,
+                                         lead=placed.get(id(under)) if under is not None else None))
             if owner is not None:
                 lead = owner
                 rest = [p for p in lead.points if p not in group]
