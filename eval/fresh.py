@@ -100,6 +100,37 @@ def summary(rows: list[dict]) -> dict[str, str]:
             "passed every check, fact quoted": "{fact_quoted}/{answers}".format(**extractive_figure(rows))}
 
 
+def _write_extractive(results: list[dict], names: list[str]) -> None:
+    fig = extractive_figure(results)
+    EXTRACTIVE_JSON.write_text(json.dumps({
+        "note": "extractive answers (not refused, not a document header's cells) that passed every automatic check "
+                "but their own open item, on the fresh sets below, and how many quoted the asked fact; written by "
+                "python -m eval.fresh --write-extractive", **fig, "sets": names}, indent=1) + "\n",
+        encoding="utf-8")
+    print(f"wrote {EXTRACTIVE_JSON}: {fig}")
+
+
+def _from_rows(path: Path, names: list[str], *, write_extractive: bool) -> int:
+    """Summarise (and with ``write_extractive`` store the figure of) outcomes written by ``--out``: the rows of
+    the questions of ``names`` only, each set complete."""
+    got = {r["id"]: r for r in (json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip())}
+    results = []
+    for name in names:
+        ids = [json.loads(x)["id"] for x in (FRESH / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+               if x.strip()]
+        missing = [i for i in ids if i not in got]
+        if missing:
+            print(f"{path} has no outcome for {len(missing)} questions of {name} ({missing[0]} ...): run the set "
+                  f"with --out first")
+            return 1
+        results += [got[i] for i in ids]
+    print(f"{len(names)} sets, {len(results)} questions from {path}: " +
+          "; ".join(f"{k} {v}" for k, v in summary(results).items()))
+    if write_extractive:
+        _write_extractive(results, names)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sets", default="", help="comma-separated set names (default: every file in the folder)")
@@ -109,8 +140,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write-extractive", action="store_true",
                     help=f"store how often the extractive answers that passed every other check quoted the asked "
                          f"fact in {EXTRACTIVE_JSON} (run it on spent sets only)")
+    ap.add_argument("--rows", default="",
+                    help="read the per-question outcomes that an earlier run wrote with --out instead of running "
+                         "again (only the questions of --sets count): its summary, and --write-extractive from it")
     args = ap.parse_args(argv)
     names = [s for s in args.sets.split(",") if s] or sorted(p.stem for p in FRESH.glob("*.jsonl"))
+    if args.rows:
+        return _from_rows(Path(args.rows), names, write_extractive=args.write_extractive)
     if not CORPORA.exists():
         print(f"skipped: {CORPORA} is absent (the benchmark data lives beside the checkout)")
         return 0
@@ -134,13 +170,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {r['id']} [{r['type']}/{r['answer_kind']}] {tag}: {r['question']}")
                 print(f"      {r['reason'] if r['refused'] else r['first'][:140]!r}")
     if args.write_extractive:
-        fig = extractive_figure(results)
-        EXTRACTIVE_JSON.write_text(json.dumps({
-            "note": "extractive answers (not refused, not a document header's cells) that passed every automatic check "
-                    "but their own open item, on the fresh sets below, and how many quoted the asked fact; written by "
-                    "python -m eval.fresh --write-extractive", **fig, "sets": names}, indent=1) + "\n",
-            encoding="utf-8")
-        print(f"wrote {EXTRACTIVE_JSON}: {fig}")
+        _write_extractive(results, names)
     if args.out:
         Path(args.out).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in results), encoding="utf-8")
     return 0

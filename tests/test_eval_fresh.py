@@ -51,3 +51,27 @@ def test_passed_means_verified_or_open_only_for_being_an_extractive_pick():
     assert fresh.passed(a("unconfirmed", EXTRACTIVE_OPEN + " (3 of 7 ...)"))
     assert not fresh.passed(a("unconfirmed", "the evidence barely passed", EXTRACTIVE_OPEN))
     assert not fresh.passed(a("not_verified", EXTRACTIVE_OPEN))
+
+
+def test_outcomes_written_by_out_are_summarised_again_without_a_run(tmp_path, monkeypatch, capsys):
+    fresh_dir = tmp_path / "fresh"
+    fresh_dir.mkdir()
+    qs = [{"id": f"t-{i}", "type": t, "question": "?"} for i, t in enumerate(["single", "unanswerable"])]
+    (fresh_dir / "t1.jsonl").write_text("".join(json.dumps(q) + "\n" for q in qs), encoding="utf-8")
+    (fresh_dir / "t2.jsonl").write_text(json.dumps({"id": "u-0", "type": "single", "question": "?"}) + "\n",
+                                        encoding="utf-8")
+    pick = {"extractive": True, "checks_passed": True, "gold_quoted": False, "state": "unconfirmed"}
+    rows = [{"id": "t-0", "type": "single", "refused": False, "fact_quoted": True, **pick},
+            {"id": "t-1", "type": "unanswerable", "refused": False, "fact_quoted": False, **pick},
+            {"id": "x-9", "type": "single", "refused": False, "fact_quoted": True, **pick}]  # not of the sets named
+    out = tmp_path / "rows.jsonl"
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    target = tmp_path / "extractive.json"
+    monkeypatch.setattr(fresh, "FRESH", fresh_dir)
+    monkeypatch.setattr(fresh, "EXTRACTIVE_JSON", target)
+    assert fresh.main(["--sets", "t1", "--rows", str(out), "--write-extractive"]) == 0
+    assert "passed every check, fact quoted 1/2" in capsys.readouterr().out
+    assert json.loads(target.read_text())["answers"] == 2 and json.loads(target.read_text())["sets"] == ["t1"]
+    # a set the file holds no outcome for is not counted as if it had none
+    assert fresh.main(["--sets", "t1,t2", "--rows", str(out)]) == 1
+    assert "no outcome for 1 questions of t2" in capsys.readouterr().out
