@@ -94,7 +94,7 @@ class Anchor(BaseModel):
     """Machine-readable drift flags: ``number_mismatch``, ``negation_flip``, ``modality_change``,
     ``qualifier_dropped``."""
     reasons: list[str] = Field(default_factory=list)
-    """Human-readable reasons, e.g. ``amount 35 000 000 not in source``."""
+    """Human-readable reasons, e.g. ``amount 35 000 000 not in the quoted span``."""
     sentences: list[int] = Field(default_factory=list)
     """Indexes of the source sentences the quote covers."""
     extra_spans: list[Span] = Field(default_factory=list)
@@ -288,8 +288,8 @@ def drift(premise: str, claim: str) -> tuple[list[str], list[str]]:
     flags, reasons = [], []
     if a.missing_numbers or a.missing_years:
         flags.append("number_mismatch")
-        reasons += [f"{'amount' if amt else 'number'} {t} not in source" for t, amt in a.missing_numbers]
-        reasons += [f"number {t} not in source" for t in a.missing_years]
+        reasons += [f"{'amount' if amt else 'number'} {t} not in the quoted span" for t, amt in a.missing_numbers]
+        reasons += [f"number {t} not in the quoted span" for t in a.missing_years]
     if a.negation:
         flags.append("negation_flip")
         reasons.append(a.negation)

@@ -161,6 +161,18 @@ def _best(claim: str, sources: list[Source], scorer: Scorer, embedder: Embedder 
     return best
 
 
+def _opening(quote: str, words: int = 8) -> str:
+    """The first ``words`` words of ``quote``, "…" when there are more.
+
+    >>> _opening("Deployers must not use the high-risk AI system for purposes other than those stated.")
+    'Deployers must not use the high-risk AI system…'
+    >>> _opening("Short one.")
+    'Short one.'
+    """
+    parts = quote.split()
+    return " ".join(parts[:words]) + ("…" if len(parts) > words else "")
+
+
 def _anchor(src: Source, a: Anchor, units: Mapping[str, str] | None) -> ClaimAnchor:
     return _sentence_anchor(src, a.start, a.end, a.quote, a.score, a.method, a.threshold, list(a.flags), units)
 
@@ -182,9 +194,14 @@ def _claim(c: Claim, atoms: list[Atom], wrong: list[Source], cited: list[Source]
             continue
         if not atom.supported:
             src = by_n[a.source]
-            reasons.append(f"{about}not supported by {where}: best span in [{src.n}] {src.label} scores "
-                           f"{a.score:.2f} < {a.threshold:.2f}")
-        reasons += [r for r in atom.reasons if r not in reasons]
+            # the span is named: what follows ("number six not in the quoted span") is about it, which need not
+            # be the sentence a contradiction quotes, nor the only sentence of the source
+            reasons.append(f"{about}not supported by {where}: the closest span, [{src.n}] {src.label} characters "
+                           f"{a.start}–{a.end} (“{_opening(a.quote)}”), scores {a.score:.2f} < {a.threshold:.2f}")
+        # an unsupported atom's reasons are about the closest span just named, which a contradiction's quote
+        # shown above may not be
+        said = atom.reasons if atom.supported else [r.replace("the quoted span", "that span") for r in atom.reasons]
+        reasons += [r for r in said if r not in reasons]
     for n in dict.fromkeys(s.n for s in wrong):
         flags.append("wrong_source")
         reasons.append(f"marker [{', '.join(map(str, c.cited))}] names the wrong source: the support is in "

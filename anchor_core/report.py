@@ -154,7 +154,7 @@ class Atom(BaseModel):
     supported: bool = False
     anchor: ClaimAnchor | None = None
     reasons: list[str] = Field(default_factory=list)
-    """What the scorer says of the span: ``quoted verbatim``, ``amount 35 000 000 not in source``."""
+    """What the scorer says of the span: ``quoted verbatim``, ``amount 35 000 000 not in the quoted span``."""
 
 
 class CheckedClaim(BaseModel):

@@ -235,3 +235,23 @@ def test_cli_fail_under_bounds_are_accepted(tmp_path, bound, code):
     ans.write_text("Providers and deployers shall ensure a sufficient level of AI literacy of their staff.")
     src.write_text(json.dumps(SOURCES))
     assert main(["verify", "-a", str(ans), "-s", str(src), "--scorer", "lexical", "--fail-under", bound]) == code
+
+
+def test_an_unsupported_claim_s_reasons_name_the_span_they_are_about():
+    src = {"art26": "Deployers must not use the system for other purposes. "
+                    "Deployers shall keep the logs for at least six months, unless Union law provides otherwise."}
+    r = verify_answer('Deployers shall keep the logs for at least three months.<cite id="art26"/>', src,
+                      scorer=make_scorer("learned"))
+    c = r.claims[0]
+    assert c.verdict == "contradicted" and "six months" in c.contradiction.quote
+    closest = next(x for x in c.reasons if "the closest span" in x)
+    a = c.atoms[0].anchor
+    assert f"characters {a.start}–{a.end}" in closest and src["art26"][a.start:a.end] == a.quote
+    assert a.quote.split()[0] in closest  # its opening words, so a reader knows which sentence is meant
+    # what was missing is said of that span, not of "the source", which does hold "keep", "logs" and "six"
+    assert any("not in that span" in x for x in c.reasons)
+    assert not any("not in source" in x or "not in the quoted span" in x for x in c.reasons)
+    # a supported claim's reasons are about its own quote
+    ok = verify_answer('The fine is up to EUR 35 000 000 for breaches of Article 5.<cite id="art99"/>', SOURCES,
+                       scorer=LEX).claims[0]
+    assert not any("that span" in x for x in ok.reasons)

@@ -303,11 +303,11 @@ def reasons_for(analysis: PairAnalysis, feature: str) -> list[str]:
     a = analysis
     v = a.values.get(feature)
     if feature == "numbers_missing":
-        return [f"{'amount' if amount else 'number'} {text} not in source" for text, amount in a.missing_numbers]
+        return [f"{'amount' if amount else 'number'} {text} not in the quoted span" for text, amount in a.missing_numbers]
     if feature in {"years_missing", "years_conflict"}:
-        return [f"number {text} not in source" for text in a.missing_years]
+        return [f"number {text} not in the quoted span" for text in a.missing_years]
     if feature == "numbers_detached":
-        return [f"number {text} is in source, but not next to the words it qualifies in the claim"
+        return [f"number {text} is in the quoted span, but not next to the words it qualifies in the claim"
                 for text in a.detached_numbers]
     if feature == "negation_mismatch":
         return [a.negation] if a.negation else []
@@ -316,14 +316,14 @@ def reasons_for(analysis: PairAnalysis, feature: str) -> list[str]:
     if feature == "qualifier_dropped":
         return [f"qualifier dropped: source says '{a.qualifier}', claim does not"] if a.qualifier else []
     if feature == "entity_cov":
-        return [f"entity '{e}' not in source" for e in a.missing_entities]
+        return [f"entity '{e}' not in the quoted span" for e in a.missing_entities]
     if feature in {"cov_uni", "cov_bi", "missing_share", "missing_run"}:
         if not a.missing_words:
-            return [f"claim words are in source but in another order ({feature} {v:.2f})"] if feature == "cov_bi" \
+            return [f"claim words are in the quoted span but in another order ({feature} {v:.2f})"] if feature == "cov_bi" \
                 else []
         shown = ", ".join(f"'{w}'" for w in a.missing_words[:6])
         more = f" and {len(a.missing_words) - 6} more" if len(a.missing_words) > 6 else ""
-        return [f"claim words not in source: {shown}{more}"]
+        return [f"claim words not in the quoted span: {shown}{more}"]
     if feature == EMBEDDING_FEATURE:
-        return [f"low semantic similarity to source (cosine {v:.2f})"]
+        return [f"low semantic similarity to the quoted span (cosine {v:.2f})"]
     return []

@@ -72,7 +72,7 @@ class LearnedScorer:
         >>> s.score(["The fine is EUR 35 000 000."], ["The fine is 35 million euros."])  # doctest: +SKIP
         [0.93]
         >>> s.explain("The fine is EUR 35 000 000.", "The fine is EUR 20 000 000.")
-        ['amount 20 000 000 not in source']
+        ['amount 20 000 000 not in the quoted span']
     """
 
     name = "learned"

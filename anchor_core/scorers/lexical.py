@@ -43,7 +43,7 @@ class LexicalScorer:
         >>> s.score(["Providers shall register the system."], ["Providers shall register systems."])
         [1.0]
         >>> s.explain("Providers shall register the system.", "Deployers shall register the system in 2019.")
-        ['number 2019 not in source', "claim words not in source: 'deployers'"]
+        ['number 2019 not in the quoted span', "claim words not in the quoted span: 'deployers'"]
     """
 
     name = "lexical"
@@ -66,12 +66,12 @@ class LexicalScorer:
         reasons: list[str] = []
         for t in missing:
             if t.kind == "number":
-                reason = f"{'amount' if t.amount else 'number'} {t.text} not in source"
+                reason = f"{'amount' if t.amount else 'number'} {t.text} not in the quoted span"
                 if reason not in reasons:
                     reasons.append(reason)
         words = list(dict.fromkeys(t.text.lower() for t in missing if t.kind == "word"))
         if words:
             shown = ", ".join(f"'{w}'" for w in words[:6])
-            reasons.append(f"claim words not in source: {shown}" + (f" and {len(words) - 6} more" if len(words) > 6
+            reasons.append(f"claim words not in the quoted span: {shown}" + (f" and {len(words) - 6} more" if len(words) > 6
                                                                       else ""))
         return reasons

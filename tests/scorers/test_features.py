@@ -19,10 +19,10 @@ def test_without_cosine_the_embedding_feature_is_absent():
 def test_numbers_years_and_amounts():
     a = pair_features("The fine is EUR 35 000 000 from 2018.", "A fine of 35 million euros applies from 2019.")
     assert a.values["numbers_missing"] == 0.0 and a.values["years_conflict"] == 1.0 and a.values["years_missing"] == 0
-    assert reasons_for(a, "years_conflict") == ["number 2019 not in source"]
+    assert reasons_for(a, "years_conflict") == ["number 2019 not in the quoted span"]
     b = pair_features("The fine is EUR 35 000 000.", "The fine is EUR 20 000 000.")
     assert b.values["numbers_missing"] == 1.0
-    assert reasons_for(b, "numbers_missing") == ["amount 20 000 000 not in source"]
+    assert reasons_for(b, "numbers_missing") == ["amount 20 000 000 not in the quoted span"]
 
 
 def test_negation_on_either_side():
@@ -62,10 +62,10 @@ def test_qualifier_dropped_only_when_it_governs_the_matched_sentence():
 def test_entities_and_missing_words():
     a = pair_features("The regulation protects personal data.", "The GDPR protects personal data of Europeans.")
     assert a.values["entity_cov"] == 0.0
-    assert reasons_for(a, "entity_cov") == ["entity 'GDPR' not in source", "entity 'Europeans' not in source"]
+    assert reasons_for(a, "entity_cov") == ["entity 'GDPR' not in the quoted span", "entity 'Europeans' not in the quoted span"]
     b = pair_features("The regulation protects personal data.", "The regulation protects sensitive health data.")
     assert b.values["cov_uni"] == 0.6
-    assert reasons_for(b, "cov_uni") == ["claim words not in source: 'sensitive', 'health'"]
+    assert reasons_for(b, "cov_uni") == ["claim words not in the quoted span: 'sensitive', 'health'"]
 
 
 def test_negation_and_qualifier_count_only_in_the_sentence_that_states_the_claim():
