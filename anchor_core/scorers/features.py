@@ -303,7 +303,8 @@ def reasons_for(analysis: PairAnalysis, feature: str) -> list[str]:
     a = analysis
     v = a.values.get(feature)
     if feature == "numbers_missing":
-        return [f"{'amount' if amount else 'number'} {text} not in the quoted span" for text, amount in a.missing_numbers]
+        return [f"{'amount' if amount else 'number'} {text} not in the quoted span"
+                for text, amount in a.missing_numbers]
     if feature in {"years_missing", "years_conflict"}:
         return [f"number {text} not in the quoted span" for text in a.missing_years]
     if feature == "numbers_detached":
@@ -319,8 +320,9 @@ def reasons_for(analysis: PairAnalysis, feature: str) -> list[str]:
         return [f"entity '{e}' not in the quoted span" for e in a.missing_entities]
     if feature in {"cov_uni", "cov_bi", "missing_share", "missing_run"}:
         if not a.missing_words:
-            return [f"claim words are in the quoted span but in another order ({feature} {v:.2f})"] if feature == "cov_bi" \
-                else []
+            if feature != "cov_bi":
+                return []
+            return [f"claim words are in the quoted span but in another order ({feature} {v:.2f})"]
         shown = ", ".join(f"'{w}'" for w in a.missing_words[:6])
         more = f" and {len(a.missing_words) - 6} more" if len(a.missing_words) > 6 else ""
         return [f"claim words not in the quoted span: {shown}{more}"]

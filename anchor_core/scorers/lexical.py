@@ -72,6 +72,6 @@ class LexicalScorer:
         words = list(dict.fromkeys(t.text.lower() for t in missing if t.kind == "word"))
         if words:
             shown = ", ".join(f"'{w}'" for w in words[:6])
-            reasons.append(f"claim words not in the quoted span: {shown}" + (f" and {len(words) - 6} more" if len(words) > 6
-                                                                      else ""))
+            more = f" and {len(words) - 6} more" if len(words) > 6 else ""
+            reasons.append(f"claim words not in the quoted span: {shown}{more}")
         return reasons

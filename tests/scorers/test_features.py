@@ -62,7 +62,8 @@ def test_qualifier_dropped_only_when_it_governs_the_matched_sentence():
 def test_entities_and_missing_words():
     a = pair_features("The regulation protects personal data.", "The GDPR protects personal data of Europeans.")
     assert a.values["entity_cov"] == 0.0
-    assert reasons_for(a, "entity_cov") == ["entity 'GDPR' not in the quoted span", "entity 'Europeans' not in the quoted span"]
+    assert reasons_for(a, "entity_cov") == ["entity 'GDPR' not in the quoted span",
+                                            "entity 'Europeans' not in the quoted span"]
     b = pair_features("The regulation protects personal data.", "The regulation protects sensitive health data.")
     assert b.values["cov_uni"] == 0.6
     assert reasons_for(b, "cov_uni") == ["claim words not in the quoted span: 'sensitive', 'health'"]
