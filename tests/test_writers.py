@@ -561,6 +561,10 @@ def test_a_status_code_question_quotes_the_point_s_sentence_that_gives_the_statu
     assert not any("HTTP 400" in x for x in quotes), quotes
     at = next(i for i, x in enumerate(quotes) if "HTTP 401" in x)
     assert at > 0 and quotes[at - 1].startswith("invalid_token")  # quoted after the error code it belongs to
+    # and read with it by the relevance check: the status sentence continues its point
+    d = write(q, [source(1, "rfc-6750", text)])
+    status_claim = next(i for i, c in enumerate(d.claims) if "HTTP 401" in c.text)
+    assert d.claims[d.claims[status_claim].lead].text.startswith("invalid_token")
 
 
 @pytest.mark.parametrize("question, text, fits", [

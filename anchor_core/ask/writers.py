@@ -318,7 +318,7 @@ class ExtractiveWriter:
             placed: dict[int, int] = {}  # candidate → its claim's index, for the points' lead-ins
             for i, c in enumerate(group):
                 lines.append((f"{c.src.label}: " if i == 0 else "  ") + f"“{c.text}” [{c.src.n}]")
-                under = c.lead if c.lead is not None else (c.continues.lead if c.continues is not None else None)
+                under = c.continues if c.continues is not None else c.lead  # a point's further sentence: its point
                 placed[id(c)] = len(claims)
                 claims.append(DraftClaim(text=c.text, cited=[c.src.n], unit_id=c.src.unit_id,
                                          start=c.src.start + c.start, end=c.src.start + c.end,
