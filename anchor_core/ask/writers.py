@@ -48,9 +48,9 @@ class DraftClaim:
     end: int | None = None
     lead: int | None = None
     """For an enumerated point quoted under its lead-in (extractive writer): the index, in the draft's claims,
-    of the claim that quotes the lead-in. The two are one provision split for quoting ("The following AI
-    practices shall be prohibited:" + "(a) ..."), so the point is read with it when the answer's relevance
-    is checked."""
+    of the claim that quotes the lead-in; for a point's further sentence, of the claim that quotes the point.
+    They are one provision split for quoting ("The following AI practices shall be prohibited:" + "(a) ..."),
+    so the claim is read with that one when the answer's relevance is checked."""
 
 
 @dataclass
