@@ -26,6 +26,8 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.version import Version
 
+from tests.pyparse import parse
+
 REPO = Path(__file__).resolve().parents[1]
 SCANNED = ("anchor_core", "app", "ingest", "eval", "bench", "tests")
 RUNTIME = ("anchor_core", "app", "ingest")
@@ -83,7 +85,7 @@ class Import:
 
 
 def imports_of(source: str, path: str = "<string>") -> list[Import]:
-    tree = ast.parse(source)
+    tree = parse(source)
     found: list[Import] = []
 
     def visit(node: ast.AST, guarded: bool, module_level: bool) -> None:

@@ -15,13 +15,14 @@ from anchor_core.models import Filters
 from anchor_core.stores.sqlite import SQLiteStore
 from anchor_core.workspace import delete_document
 from ingest.uploads import ingest_uploads
+from tests.pyparse import parse
 
 REPO = Path(__file__).resolve().parents[1]
 SHELLS = {"cli.py", "workspace.py"}
 
 
 def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text())
+    tree = parse(path.read_text(), str(path))
     out = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     return out | {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
 
@@ -34,7 +35,7 @@ def test_only_the_shells_look_adapters_up():
 
 
 def test_uploads_do_not_build_the_corpus_record_themselves():
-    tree = ast.parse((REPO / "ingest" / "uploads" / "pipeline.py").read_text())
+    tree = parse((REPO / "ingest" / "uploads" / "pipeline.py").read_text())
     calls = [n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
     assert "CorpusInfo" not in calls and "write" in calls
 
@@ -101,3 +102,24 @@ def test_the_ingest_progress_bar_shows_rate_and_time_left(monkeypatch, capsys):
     assert main(["ingest", "aiact"]) == 0
     err = capsys.readouterr().err
     assert "chunks/s" in err and " left" in err
+
+
+def test_the_source_parse_outlasts_cpython_s_shared_recursion_counter(monkeypatch):
+    import pytest
+
+    from tests import pyparse
+
+    real = ast.parse
+    calls = []
+
+    def flaky(source, filename="<unknown>"):
+        calls.append(filename)
+        if len(calls) == 1:
+            raise SystemError("AST constructor recursion depth mismatch (before=126, after=46)")
+        return real(source, filename=filename)
+
+    monkeypatch.setattr(pyparse.ast, "parse", flaky)
+    assert isinstance(pyparse.parse("import os"), ast.Module) and len(calls) == 2
+    monkeypatch.setattr(pyparse.ast, "parse", lambda *a, **k: (_ for _ in ()).throw(SystemError("other")))
+    with pytest.raises(SystemError, match="other"):
+        pyparse.parse("import os")
