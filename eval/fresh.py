@@ -30,6 +30,7 @@ from anchor_core.ask import AskSettings, ask
 from anchor_core.assessment import EXTRACTIVE_OPEN, Assessment, assess, checks
 from anchor_core.named import use_adapters
 from anchor_core.stores.sqlite import SQLiteStore
+from eval.anchor_bench import read_jsonl
 from eval.answerability import ensure, workspace_embedder
 from eval.data import CORPORA
 from ingest import get_adapter
@@ -113,11 +114,10 @@ def _write_extractive(results: list[dict], names: list[str]) -> None:
 def _from_rows(path: Path, names: list[str], *, write_extractive: bool) -> int:
     """Summarise (and with ``write_extractive`` store the figure of) outcomes written by ``--out``: the rows of
     the questions of ``names`` only, each set complete."""
-    got = {r["id"]: r for r in (json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip())}
+    got = {r["id"]: r for r in read_jsonl(path)}
     results = []
     for name in names:
-        ids = [json.loads(x)["id"] for x in (FRESH / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
-               if x.strip()]
+        ids = [r["id"] for r in read_jsonl(FRESH / f"{name}.jsonl")]
         missing = [i for i in ids if i not in got]
         if missing:
             print(f"{path} has no outcome for {len(missing)} questions of {name} ({missing[0]} ...): run the set "
@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     emb = workspace_embedder(ws)
     results = []
     for name in names:
-        rows = [json.loads(x) for x in (FRESH / f"{name}.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+        rows = read_jsonl(FRESH / f"{name}.jsonl")
         t = time.perf_counter()
         got = run(store, emb, ensure(store, emb, corpus_of(name)), rows)
         results += got

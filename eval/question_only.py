@@ -22,24 +22,19 @@ while a reader trained only on answerable questions (it cannot learn their wordi
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import numpy as np
 
 from anchor_core.ask.question import predict_kind
+from eval.anchor_bench import read_jsonl
 from eval.fresh import FRESH, corpus_of
 
 MIN_PER_CLASS = 5
 
 
 def load(names: list[str]) -> list[dict]:
-    rows = []
-    for name in names:
-        for line in (FRESH / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                rows.append({**json.loads(line), "corpus": corpus_of(name)})
-    return rows
+    return [{**r, "corpus": corpus_of(name)} for name in names for r in read_jsonl(FRESH / f"{name}.jsonl")]
 
 
 def loco_scores(questions: list[str], labels: np.ndarray, corpora: np.ndarray) -> np.ndarray:
@@ -93,8 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = load([s for s in args.sets.split(",") if s])
     answered = None
     if args.rows:
-        got = [json.loads(x) for x in Path(args.rows).read_text(encoding="utf-8").splitlines() if x.strip()]
-        answered = {r["id"]: not r["refused"] for r in got}
+        answered = {r["id"]: not r["refused"] for r in read_jsonl(Path(args.rows))}
     for name, value in report(rows, answered).items():
         print(f"question-only AUC ({name}): " + ("too few of a class" if value is None else f"{value:.3f}"))
     return 0
