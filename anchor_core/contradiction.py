@@ -135,7 +135,7 @@ def _clause_bounds(toks: list[Token], i: int) -> tuple[int, int]:
 
 
 def _modals(toks: list[Token]) -> list[_Modal]:
-    out = []
+    out: list[tuple[_Modal, bool]] = []
     for i, t in enumerate(toks):
         low = t.text.lower()
         base = _MODALS.get(low)
@@ -150,25 +150,55 @@ def _modals(toks: list[Token]) -> list[_Modal]:
                 neg = True
             j += 1
         a, b = _clause_bounds(toks, i)
-        if not neg:
+        subject_neg = False
+        if not neg and i > 0 and toks[i - 1].text.lower() in {"and", "or"} and out and out[-1][0].pos >= a:
+            # "... and must deduct": a second predicate of the same subject, negated only if the first was by it.
+            neg = subject_neg = out[-1][1]
+        elif not neg:
             # "No person shall", "Neither the controller nor the processor may": a negator opening the subject.
             k = i - 1
             while k >= a and toks[k].text not in {",", "("}:
                 if toks[k].text.lower() in _SUBJECT_NEGATORS:
-                    neg = True
+                    neg = subject_neg = True
                     break
                 k -= 1
-        verb = next((toks[k].key for k in range(i + 1, min(b + 1, i + 5)) if toks[k].content
-                     and toks[k].kind == "word" and not _is_neg(toks, k) and toks[k].key not in {"be", "have"}),
-                    None)
+        verb = _governed(toks, i, b)
         restricted = any(toks[k].text.lower() == "only" for k in range(a, b + 1))
         exceptive = any(toks[k].text.lower() in {"without", "unless", "except"} for k in range(a, b + 1))
-        out.append(_Modal(i, ("not-" if neg else "") + base, t.text, verb, restricted, exceptive))
-    return out
+        out.append((_Modal(i, ("not-" if neg else "") + base, t.text, verb, restricted, exceptive), subject_neg))
+    return [m for m, _ in out]
+
+
+# Words between a modal and its verb that are not the verb: auxiliaries and sentence adverbs.
+_NOT_VERBS = frozenset({"be", "been", "being", "have", "has", "also", "always", "only", "never", "still", "then",
+                        "therefore", "thereby", "thus", "further", "either", "both", "do", "to"})
+
+
+def _governed(toks: list[Token], i: int, end: int) -> str | None:
+    """Key of the verb the modal at ``i`` governs: the first content word after it within its clause (up to
+    ``end``), past negators, auxiliaries, "-ly" adverbs and one parenthetical between commas ("shall, by
+    written mandate, appoint" governs "appoint"; "must not be treated" governs "treat")."""
+    k, skipped, paren = i + 1, 0, False
+    while k <= end and skipped < 4:
+        t = toks[k]
+        low = t.text.lower()
+        if t.text == "," and not paren:
+            close = next((j for j in range(k + 1, end + 1) if toks[j].text == ","), None)
+            if close is None:
+                return None
+            k, paren = close + 1, True
+            continue
+        if t.kind != "word" or _is_neg(toks, k) or low in _NOT_VERBS or t.key in _NOT_VERBS or \
+                (low.endswith("ly") and len(low) > 4) or not t.content:
+            k, skipped = k + 1, skipped + 1
+            continue
+        return t.key
+    return None
 
 
 _CLASH = {frozenset({"must", "not-must"}), frozenset({"may", "not-must"}), frozenset({"must", "not-may"}),
-          frozenset({"may", "not-may"}), frozenset({"should", "not-should"}), frozenset({"must", "may"})}
+          frozenset({"may", "not-may"}), frozenset({"should", "not-should"}), frozenset({"must", "may"}),
+          frozenset({"must", "not-should"}), frozenset({"should", "not-must"})}
 _SAME = {frozenset({"not-must", "not-may"})}  # "shall not" and "may not" both forbid
 
 
@@ -198,20 +228,38 @@ def _modality(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
     if not sm or not cm:
         return None
     where = _aligned([t.key for t in stoks], [t.key for t in ctoks])
+    by_verb: dict[str, list[_Modal]] = {}
+    for s in sm.values():
+        if s.verb is not None:
+            by_verb.setdefault(s.verb, []).append(s)
     for c in cm:
-        for i in sorted(where.get(c.pos, ())):
-            s = sm.get(i)
-            if s is None:
-                continue
-            pair = frozenset({s.force, c.force})
-            # "may X only with Y" says what "shall not X without Y" says.
-            if (s.restricted and c.exceptive) or (c.restricted and s.exceptive):
-                continue
-            if s.force == c.force or pair in _SAME or pair not in _CLASH:
-                continue
-            kind: Kind = "modality" if pair == frozenset({"must", "may"}) else "negation"
-            return Conflict(kind, f"the source says “{_phrase(stoks, s)}”, the claim “{_phrase(ctoks, c)}”")
+        lined_up = [sm[i] for i in sorted(where.get(c.pos, ())) if i in sm]
+        for s in lined_up:
+            if _clash(s, c):
+                return _modal_conflict(stoks, ctoks, s, c)
+        if lined_up or c.verb is None:
+            continue
+        # Reworded (passive for active, the condition moved): the claim's modal and every source modal that
+        # governs the same verb, when they all have one force and its polarity is the opposite of the claim's.
+        same_verb = by_verb.get(c.verb, [])
+        forces = {s.force.replace("not-may", "not-must") for s in same_verb}
+        if len(forces) == 1 and same_verb[0].force.startswith("not-") != c.force.startswith("not-") and \
+                _clash(same_verb[0], c):
+            return _modal_conflict(stoks, ctoks, same_verb[0], c)
     return None
+
+
+def _clash(s: _Modal, c: _Modal) -> bool:
+    pair = frozenset({s.force, c.force})
+    # "may X only with Y" says what "shall not X without Y" says.
+    if (s.restricted and c.exceptive) or (c.restricted and s.exceptive):
+        return False
+    return not (s.force == c.force or pair in _SAME or pair not in _CLASH)
+
+
+def _modal_conflict(stoks: list[Token], ctoks: list[Token], s: _Modal, c: _Modal) -> Conflict:
+    kind: Kind = "modality" if frozenset({s.force, c.force}) == frozenset({"must", "may"}) else "negation"
+    return Conflict(kind, f"the source says “{_phrase(stoks, s)}”, the claim “{_phrase(ctoks, c)}”")
 
 
 def _phrase(toks: list[Token], m: _Modal) -> str:

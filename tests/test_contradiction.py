@@ -211,3 +211,42 @@ def test_a_year_does_not_line_up_with_a_day_number():
                                    "It was released on 9 November 2018, with a DVD.") == []
     assert [c.kind for c in contradiction.conflicts("The report is due on 9 November 2019.",
                                                     "The report is due on 9 November 2018.")] == ["date"]
+
+
+# A flip reworded as a practitioner restates a rule: passive for active, the condition moved, a parenthetical
+# between the modal and its verb. Word-by-word alignment does not line the two modals up; the verb they govern does.
+REWORDED = ("An Authorised Person must request the withdrawal of an Approved Person status within seven days of the "
+            "Approved Person ceasing to be employed by the Authorised Person. "
+            "Providers established in third countries shall, by written mandate, appoint an authorised "
+            "representative. "
+            "A firm must treat any thresholds below which no payment will be made as retained positions and must "
+            "deduct the full amount from its capital.")
+
+
+@pytest.mark.parametrize("claim, quoted", [
+    ("Within seven days of an Approved Person ceasing to be employed by the Authorised Person, the Authorised "
+     "Person must not request the withdrawal of that Approved Person status.", "must request"),
+    ("An authorised representative must not be appointed by written mandate by providers established in third "
+     "countries.", "shall, by written mandate, appoint"),
+    ("Thresholds below which no payment will be made must not be treated by a firm as retained positions.",
+     "must treat"),
+])
+def test_a_reworded_flip_is_contradicted_by_the_verb_its_modal_governs(claim, quoted):
+    found = contradiction.find(claim, [REWORDED])
+    assert found is not None and found.conflicts[0].kind == "negation", found
+    assert quoted in found.quote
+
+
+def test_a_second_predicate_is_not_negated_by_a_negator_inside_the_first():
+    # "no payment" belongs to a relative clause of the first predicate; "and must deduct" is positive.
+    claim = "The full amount must be deducted by the firm from its capital, as thresholds are treated as retained."
+    found = contradiction.find(claim, [REWORDED])
+    assert found is None or all(c.kind != "negation" for c in found.conflicts), found
+    assert contradiction.find("The full amount must not be deducted by the firm from its capital.",
+                              [REWORDED]) is not None
+
+
+def test_must_against_should_not_is_a_conflict():
+    found = contradiction.find("Lines must be longer than 79 characters.",
+                               ["No line should be longer than 79 characters."])
+    assert found is not None and found.conflicts[0].kind == "negation"
