@@ -30,7 +30,8 @@
    sentences no other claim file uses, written by hand after the scorer threshold and ``MIN_ABOUT`` /
    ``MIN_SUPPORT`` were fixed, committed before their first run) and their negations by the same rule,
    at the shipped ``contradiction.MIN_ABOUT`` / ``MIN_SUPPORT`` and scorer threshold: nothing is fitted on
-   them. Writes ``eval/results/claims-fresh.md``.
+   them. Also ``eval/claims/fresh_claims2.jsonl`` (95 faithful and 40 contradicting paraphrases, written by
+   hand, committed before their first run), reported as its own table. Writes ``eval/results/claims-fresh.md``.
 
 Writes ``eval/results/claims.md`` and ``.json``.
 """
@@ -72,10 +73,12 @@ def negate(claim: str) -> str | None:
     return claim[:m.start()] + m.group(1) + ("" if m.group(2) else neg) + claim[m.end():]
 
 
-def claim_rows(limit: int | None, fresh: bool = False) -> list[dict]:
+def claim_rows(limit: int | None, fresh: bool = False, file: str = "fresh_paraphrases.jsonl") -> list[dict]:
     if fresh:
-        rows: list[dict] = []
-        paras = load_jsonl(CLAIMS / "fresh_paraphrases.jsonl")
+        given = load_jsonl(CLAIMS / file)
+        # Hand-written contradicting paraphrases (fresh_claims2.jsonl) keep their kind of change as the rule.
+        rows = [dict(r, kind="contradiction", rule=r["kind"]) for r in given if r["label"] == "contradicted"]
+        paras = [r for r in given if r["label"] == "supported"]
     else:
         rows = [dict(r, kind="perturbed") for r in load_jsonl(CLAIMS / "perturbed.jsonl")]
         paras = load_jsonl(CLAIMS / "paraphrases.jsonl")
@@ -389,27 +392,53 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+FRESH_FILES = (
+    ("fresh_paraphrases.jsonl", "First file: 30 paraphrases",
+     "Six faithful paraphrases per corpus, written on 2 Dec 2026 after the constants were fixed, with their "
+     "negations by rule. Session 39's verb rule in `anchor_core/contradiction.py` was written after reading one "
+     "of these negations (fnegpara-adgm-005), so its negated rows are in-sample since then."),
+    ("fresh_claims2.jsonl", "Second file: 95 paraphrases and 40 contradicting paraphrases",
+     "Sentences drawn with seed 39 (20 per corpus; the RFCs give 15), one faithful paraphrase each and eight "
+     "hand-written contradicting paraphrases per corpus (negation, modality, number, actor, condition), "
+     "written by a helper on 3 Dec 2026 and committed (7e8a687) before its first run and before session 39's "
+     "contradiction change landed."),
+)
+
+
 def fresh(limit: int | None) -> int:
     """The held-out paraphrases and their negations, at the shipped constants (nothing fitted here)."""
     from anchor_core import contradiction
 
-    t0 = time.perf_counter()
-    preds = run_claims(claim_rows(limit, fresh=True))
-    secs = time.perf_counter() - t0
     tau, sigma = contradiction.MIN_ABOUT, contradiction.MIN_SUPPORT
-    rows = [dict(p, verdict=verdict(p, tau, sigma)) for p in preds]
-    md = ["# Fresh paraphrases (held out)", "",
-          f"`python -m eval.claims_bench --fresh`: {len(rows)} claims checked as `anchor verify` does, each "
-          f"against its whole unit, at the shipped `MIN_ABOUT = {tau}`, `MIN_SUPPORT = {sigma}` and scorer "
-          f"threshold {contradiction_scorer_threshold():.4f}, in {secs:.1f} s. The paraphrases were written "
-          "after these were fixed and committed before this run.", "",
-          "| corpus | paraphrases supported | paraphrases contradicted | negated paraphrases caught | = contradicted |",
-          "|---|---:|---:|---:|---:|"]
-    for c in [*CORPUS_NAMES, "all"]:
-        md.append(f"| {c} | {_paraphrase_cells([r for r in rows if c in ('all', r['corpus'])])} |")
-    md += ["", "Errors (a paraphrase not supported, a negated paraphrase supported):", ""]
-    md += [f"- {r['id']} ({r['kind']}): {r['verdict']}{' — ' + r['reason'] if r['reason'] else ''}"
-           for r in rows if (r["kind"] == "paraphrase") == (r["verdict"] != "supported")]
+    md = ["# Fresh claims (held out)", "",
+          f"`python -m eval.claims_bench --fresh`: each claim checked as `anchor verify` does, against its whole "
+          f"unit, at the shipped `MIN_ABOUT = {tau}`, `MIN_SUPPORT = {sigma}` and scorer threshold "
+          f"{contradiction_scorer_threshold():.4f}. Nothing is fitted on these files."]
+    for file, title, note in FRESH_FILES:
+        t0 = time.perf_counter()
+        preds = run_claims(claim_rows(limit, fresh=True, file=file))
+        secs = time.perf_counter() - t0
+        rows = [dict(p, verdict=verdict(p, tau, sigma)) for p in preds]
+        md += ["", f"## {title} (`eval/claims/{file}`)", "", f"{note} {len(rows)} claims in {secs:.1f} s.", "",
+               "| corpus | paraphrases supported | paraphrases contradicted | negated paraphrases caught | "
+               "= contradicted | hand-written contradictions caught (≠ supported) | = contradicted |",
+               "|---|---:|---:|---:|---:|---:|---:|"]
+        for c in [*CORPUS_NAMES, "all"]:
+            sel = [r for r in rows if c in ("all", r["corpus"])]
+            hand = [r for r in sel if r["kind"] == "contradiction"]
+            md.append(f"| {c} | {_paraphrase_cells(sel)} | "
+                      f"{_pct(sum(r['verdict'] != 'supported' for r in hand), len(hand))} | "
+                      f"{_pct(sum(r['verdict'] == 'contradicted' for r in hand), len(hand))} |")
+        hand = [r for r in rows if r["kind"] == "contradiction"]
+        if hand:
+            md += ["", "| kind of change | caught | = contradicted | claims |", "|---|---:|---:|---:|"]
+            for rule in sorted({r["rule"] for r in hand}):
+                sel = [r for r in hand if r["rule"] == rule]
+                md.append(f"| {rule} | {sum(r['verdict'] != 'supported' for r in sel)} | "
+                          f"{sum(r['verdict'] == 'contradicted' for r in sel)} | {len(sel)} |")
+        md += ["", "Errors (a paraphrase not supported, a contradiction or negated paraphrase supported):", ""]
+        md += [f"- {r['id']} ({r['kind']}): {r['verdict']}{' — ' + r['reason'] if r['reason'] else ''}"
+               for r in rows if (r["kind"] == "paraphrase") == (r["verdict"] != "supported")]
     (RESULTS / "claims-fresh.md").write_text("\n".join(md) + "\n", encoding="utf-8")
     print("\n".join(md))
     return 0

@@ -13,7 +13,8 @@ Questions (``eval/questions/*.jsonl``):
     ADGM passages (no parts) there must be none;
   - an unanswerable question has ``missing`` and ``why``, and each regex in ``absent`` matches
     nowhere in the corpus (case-insensitive): the grep recorded in ``why`` still comes back empty.
-Claims (``eval/claims/perturbed.jsonl``, ``eval/claims/paraphrases.jsonl``, ``fresh_paraphrases.jsonl``):
+Claims (``eval/claims/perturbed.jsonl``, ``eval/claims/paraphrases.jsonl``, ``fresh_paraphrases.jsonl``,
+``fresh_claims2.jsonl``):
   - every ``source_sentence`` occurs verbatim in its unit's text (a python ``in`` test);
   - a perturbed claim has ``source_sentence == text[start:start + len]``, and re-applying
     ``changed`` at ``changed.at`` (whitespace collapsed, a dropped leading condition
@@ -149,6 +150,11 @@ def check_claims(rows_by_corpus: dict[str, list[dict]], units_by_corpus: dict[st
                 if rederive(r) != r["claim"]:
                     problems.append(f"{where}: claim is not the source with exactly `changed` applied")
                 counts[(corpus, r["rule"])] += 1
+            elif kind == "hand":  # fresh_claims2.jsonl: supported paraphrases and contradicting ones
+                if (r.get("label"), r.get("kind")) not in {("supported", None), *(
+                        ("contradicted", k) for k in ("negation", "modality", "number", "actor", "condition"))}:
+                    problems.append(f"{where}: label {r.get('label')!r} / kind {r.get('kind')!r}")
+                counts[corpus] += 1
             else:
                 if r.get("label") != "supported":
                     problems.append(f"{where}: label {r.get('label')!r}")
@@ -180,7 +186,7 @@ def main() -> int:
     print("answer_kind: " + ", ".join(f"{k[5:]} {v}" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1])))
 
     for kind, name in (("perturbed", "perturbed.jsonl"), ("paraphrase", "paraphrases.jsonl"),
-                       ("paraphrase", "fresh_paraphrases.jsonl")):
+                       ("paraphrase", "fresh_paraphrases.jsonl"), ("hand", "fresh_claims2.jsonl")):
         path = HERE / name
         if not path.exists():
             problems.append(f"{name}: missing")
