@@ -1,6 +1,6 @@
 """``contradiction``: does the sentence a claim is about state the opposite?
 
-Two steps, in this order:
+Steps, in this order:
 
 1. **Pick the sentence by what the claim is about.** Every sentence of the sources is matched on the
    claim's content words (its actors, objects and key terms; numbers, modal verbs and negators left
@@ -17,6 +17,17 @@ Two steps, in this order:
      roles,
    - a condition or exception the claim drops (``unless …``, ``except …``, ``provided that …``,
      ``where …``, ``if …`` at a clause start) whose words the claim does not restate.
+
+   The two sentences are lined up word by word first; a modal that does not line up is matched by the verb
+   it governs ("must not be treated by" / "must treat"). Deontic words count as modals ("is required to",
+   "is permitted to"; "is not required to", "need not" and "optional" lift an obligation and clash only with
+   "must").
+3. **Read as wholes, when lining up found nothing** (a contradiction reworded as a paraphrase is): a verb
+   negated on one side and stated of something on the other with no negation or negative word anywhere in it
+   ("is not meant to be displayed" / "is meant to be displayed"); a claim that says the rule holds whatever
+   the condition ("even with the Regulator's consent", "regardless of", "always") against a source that
+   states one; who acts swapped with whom it acts on, for the same verb ("The Commission shall address its
+   decision to the Member State" / "the Member State must address its decision to the Commission").
 
 A conflict counts only when ``about >= MIN_ABOUT`` (the claim is about that sentence; otherwise the
 claim is simply not found). ``MIN_ABOUT`` is chosen by leave-one-corpus-out on the regulation claim sets
@@ -56,7 +67,11 @@ _CONDITIONS = (("provided", "that"), ("providing", "that"), ("save", "where"), (
 _CLAUSE_OPEN = frozenset({",", ";", ":", "(", "."})
 _MONTHS = {m: i for i, m in enumerate(
     "january february march april may june july august september october november december".split(), start=1)}
-_DEONTIC_WORDS = {stem("required"): "must", stem("obliged"): "must"}
+_DEONTIC_WORDS = {stem("required"): "must", stem("obliged"): "must", stem("obligated"): "must",
+                  stem("permitted"): "may", stem("allowed"): "may", stem("optional"): "optional"}
+_PROHIBITIVE = frozenset(stem(w) for w in "prohibit prohibited prohibition forbid forbidden ban banned".split())
+# "is not required to", "need not", "optional": no obligation either way. It clashes only with "must".
+_COPULAS = frozenset({"is", "are", "be", "been", "being", "was", "were", "not", "also"})
 _SUBJECT_NEGATORS = frozenset({"no", "neither", "nor", "none", "nobody", "nothing"})
 _AFTER_NEGATORS = frozenset({"not", "never", "no"})
 
@@ -139,11 +154,19 @@ def _modals(toks: list[Token]) -> list[_Modal]:
     for i, t in enumerate(toks):
         low = t.text.lower()
         base = _MODALS.get(low)
-        if base is None and t.key in _DEONTIC_WORDS and i > 0 and toks[i - 1].key in {"is", "are", "be", "not"}:
+        before_neg = False
+        if base is None and t.key in _DEONTIC_WORDS and i > 0 and toks[i - 1].key in _COPULAS:
             base = _DEONTIC_WORDS[t.key]
+            before_neg = _is_neg(toks, i - 1)  # "is not required", "are not allowed"
+        if low == "need" and i + 1 < len(toks) and toks[i + 1].text.lower() == "not":
+            base = "optional"
         if base is None:
             continue
-        neg = low == "cannot" or low.endswith("n't")
+        neg = low == "cannot" or low.endswith("n't") or before_neg
+        if base == "optional":
+            neg = False
+        elif neg and base == "must" and t.key in _DEONTIC_WORDS:
+            base, neg = "optional", False  # "not required" lifts an obligation, it forbids nothing
         j = i + 1
         while j < len(toks) and j <= i + 2 and not neg:  # "shall not", "must never", "shall no longer"
             if toks[j].text.lower() in _AFTER_NEGATORS and _is_neg(toks, j):
@@ -189,7 +212,8 @@ def _governed(toks: list[Token], i: int, end: int) -> str | None:
             k, paren = close + 1, True
             continue
         if t.kind != "word" or _is_neg(toks, k) or low in _NOT_VERBS or t.key in _NOT_VERBS or \
-                (low.endswith("ly") and len(low) > 4) or not t.content:
+                (low.endswith("ly") and len(low) > 4) or not t.content or \
+                (low == "longer" and toks[k - 1].text.lower() == "no"):  # "can no longer move"
             k, skipped = k + 1, skipped + 1
             continue
         return t.key
@@ -199,7 +223,10 @@ def _governed(toks: list[Token], i: int, end: int) -> str | None:
 _CLASH = {frozenset({"must", "not-must"}), frozenset({"may", "not-must"}), frozenset({"must", "not-may"}),
           frozenset({"may", "not-may"}), frozenset({"should", "not-should"}), frozenset({"must", "may"}),
           frozenset({"must", "not-should"}), frozenset({"should", "not-must"})}
+_CLASH.add(frozenset({"must", "optional"}))
 _SAME = {frozenset({"not-must", "not-may"})}  # "shall not" and "may not" both forbid
+# "can", "could", "might" also state ability; read without alignment they are not a permission.
+_ABILITY = frozenset({"can", "could", "might", "cannot"})
 
 
 def _say(force: str, surface: str) -> str:
@@ -243,8 +270,9 @@ def _modality(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
         # governs the same verb, when they all have one force and its polarity is the opposite of the claim's.
         same_verb = by_verb.get(c.verb, [])
         forces = {s.force.replace("not-may", "not-must") for s in same_verb}
-        if len(forces) == 1 and same_verb[0].force.startswith("not-") != c.force.startswith("not-") and \
-                _clash(same_verb[0], c):
+        if len(forces) == 1 and _clash(same_verb[0], c) and (
+                same_verb[0].force.startswith("not-") != c.force.startswith("not-")
+                or not {c.surface.lower(), same_verb[0].surface.lower()} & _ABILITY):
             return _modal_conflict(stoks, ctoks, same_verb[0], c)
     return None
 
@@ -258,11 +286,16 @@ def _clash(s: _Modal, c: _Modal) -> bool:
 
 
 def _modal_conflict(stoks: list[Token], ctoks: list[Token], s: _Modal, c: _Modal) -> Conflict:
-    kind: Kind = "modality" if frozenset({s.force, c.force}) == frozenset({"must", "may"}) else "negation"
+    kind: Kind = "modality" if frozenset({s.force, c.force}) in {frozenset({"must", "may"}),
+                                                                  frozenset({"must", "optional"})} else "negation"
     return Conflict(kind, f"the source says “{_phrase(stoks, s)}”, the claim “{_phrase(ctoks, c)}”")
 
 
 def _phrase(toks: list[Token], m: _Modal) -> str:
+    if m.force == "optional":  # "not required", "need not", "optional"
+        a = m.pos - 1 if m.pos > 0 and _is_neg(toks, m.pos - 1) else m.pos
+        b = m.pos + 1 if toks[m.pos].text.lower() == "need" else m.pos
+        return " ".join(t.text for t in toks[a:b + 1])
     words = [toks[m.pos].text]
     j = m.pos + 1
     while j < len(toks) and j <= m.pos + 2 and toks[j].text.lower() in _AFTER_NEGATORS and _is_neg(toks, j):
@@ -480,6 +513,145 @@ def _condition(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
 _ENUMERATOR = re.compile(r"^\s*(?:\d{1,3}\.(?=\s)|\(\d{1,3}\)|\([a-z]{1,4}\))\s*")
 
 
+# --- reworded conflicts ---------------------------------------------------------------------------
+# A practitioner restates a rule in other words, and so does one who gets it wrong: the conflicts below are
+# read from each sentence as a whole, not from the two lined up word by word.
+
+# Words that carry a negation without "not": a claim holding one may restate a negated source.
+_NEGATIVE_WORDS = frozenset(stem(w) for w in (
+    "only unless except without never none neither nor cease ceases exempt refrain avoid other "
+    "absent lacking fails failure longer outside beyond insufficient insufficiently").split()) | IMPLICIT_NEGATIVES
+# Phrases by which a claim says a rule holds whatever the condition.
+_UNCONDITIONAL = (("even", "if"), ("even", "where"), ("even", "when"), ("even", "with"), ("even", "though"),
+                  ("even", "after"), ("even", "before"), ("even", "in"), ("regardless",), ("irrespective",),
+                  ("whether", "or", "not"), ("in", "all", "cases"), ("in", "every", "case"), ("in", "any", "case"),
+                  ("at", "all", "times"), ("in", "any", "event"), ("always",), ("unconditionally",))
+_CONDITION_WORDS = frozenset({"unless", "except", "where", "if", "when", "only", "provided", "without", "subject",
+                              "otherwise", "whenever"})
+
+
+def _polarity(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
+    """A verb or adjective negated on one side ("will not relieve", "is not meant") and stated on the other with
+    no negation, negative word or restriction anywhere in it ("is relieved", "is meant", reordered)."""
+    for toks, other, says in ((stoks, ctoks, "source"), (ctoks, stoks, "claim")):
+        if any(_is_neg(other, j) or other[j].key in _NEGATIVE_WORDS or other[j].text.lower() in _NEGATIVE_WORDS
+               for j in range(len(other))):
+            continue
+        for i, t in enumerate(toks):
+            low = t.text.lower()
+            if not ((low in {"not", "never", "cannot"} or low.endswith("n't")) and _is_neg(toks, i)):
+                continue
+            if i > 0 and toks[i - 1].text.lower() == "or":  # "whether or not"
+                continue
+            negated = _governed(toks, i, min(len(toks) - 1, i + 6))
+            if negated is None or not any(o.key == negated and _predicate(other, j) for j, o in enumerate(other)):
+                continue  # "in a bid to help identify" does not state that someone was identified
+            if says == "source":
+                return Conflict("negation", f"the source says “{_around(toks, i)}”, the claim states it without a "
+                                            "negation")
+            return Conflict("negation", f"the claim says “{_around(toks, i)}”, the source states it without a "
+                                        "negation")
+    return None
+
+
+_AUXILIARIES = frozenset({"is", "are", "was", "were", "be", "been", "being", "will", "would", "shall", "must", "may",
+                          "can", "could", "should", "has", "have", "had", "does", "do", "did", "remains", "remain"})
+
+
+def _predicate(toks: list[Token], j: int) -> bool:
+    """The word at ``j`` is stated of something: an auxiliary or modal just before it (an adverb between)."""
+    k = j - 1
+    while k >= 0 and k >= j - 3 and (toks[k].text.lower().endswith("ly") or toks[k].text.lower() in _NOT_VERBS
+                                      - _AUXILIARIES):
+        k -= 1
+    return k >= 0 and toks[k].text.lower() in _AUXILIARIES
+
+
+def _marker_at(low: list[str], markers: tuple[tuple[str, ...], ...]) -> tuple[int, str] | None:
+    for i in range(len(low)):
+        for m in markers:
+            if tuple(low[i:i + len(m)]) == m:
+                return i, " ".join(m)
+    return None
+
+
+def _unconditional(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
+    """The claim says the rule holds whatever the condition ("even with the Regulator's consent", "always",
+    "regardless of …") where the source states it under one ("without the further consent", "where …")."""
+    c_low, s_low = [t.text.lower() for t in ctoks], [t.text.lower() for t in stoks]
+    found = _marker_at(c_low, _UNCONDITIONAL)
+    if found is None or _marker_at(s_low, _UNCONDITIONAL) is not None or not _modals(stoks):
+        return None
+    if any(w in _CONDITION_WORDS - {"where", "when", "subject"} for w in c_low):
+        return None  # "in all cases … only if …": the claim keeps a condition of its own
+    cond = next((i for i, w in enumerate(s_low) if w in _CONDITION_WORDS and
+                 (w not in {"where", "if", "when", "subject"} or i == 0 or stoks[i - 1].text in _CLAUSE_OPEN
+                  or (i + 1 < len(stoks) and stoks[i + 1].text == ":"))),  # "… where:" opens a list of conditions
+                None)
+    if cond is None:
+        return None
+    return Conflict("condition", f"the source states it under a condition (“{_around(stoks, cond + 1)}”), the claim "
+                                 f"says it holds “{found[1]}”")
+
+
+def _agent(toks: list[Token]) -> set[str] | None:
+    """Content keys of who acts in the first norm of the sentence: the subject before its modal, or the
+    "by …" phrase of a passive ("must be treated by an Authorised Person"); ``None`` when unknown."""
+    ms = _modals(toks)
+    if not ms:
+        return None
+    m = ms[0]
+    a, b = _clause_bounds(toks, m.pos)
+    k = m.pos + 1
+    while k <= b and (_is_neg(toks, k) or toks[k].text.lower() in _NOT_VERBS or toks[k].text.lower() == "to"):
+        k += 1
+    passive = k > m.pos + 1 and any(toks[j].key == "be" for j in range(m.pos + 1, k)) and k <= b and \
+        _participle(toks[k].text)
+    if passive:
+        by = next((j for j in range(k + 1, b + 1) if toks[j].text.lower() == "by"), None)
+        if by is None:
+            return None
+        keys: set[str] = set()
+        for t in toks[by + 1:by + 6]:
+            if t.kind != "word" or (not t.content and keys):
+                break
+            if t.content:
+                keys.add(t.key)
+        return keys or None
+    start = a
+    for j in range(m.pos - 1, a - 1, -1):  # the subject: back to the clause break before the modal
+        if toks[j].text in {",", "("}:
+            start = j + 1
+            break
+    subject = {toks[j].key for j in range(start, m.pos)
+               if toks[j].content and toks[j].kind == "word" and not _is_neg(toks, j)}
+    return subject or None
+
+
+def _roles(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
+    """Who acts swapped with whom it acts on: each side's actor is named on the other side, but not as its
+    actor ("The Commission shall address its decision to the Member State" / "It is the Member State that must
+    address its decision to the Commission")."""
+    sa, ca = _agent(stoks), _agent(ctoks)
+    if not sa or not ca or sa & ca:
+        return None
+    # The same act on both sides (its first norm governs the same verb): otherwise another verb may turn the
+    # roles round faithfully ("shall address its decision to X" / "X must be the addressee of the decision").
+    sv, cv = _modals(stoks)[0].verb, _modals(ctoks)[0].verb
+    if sv is None or sv != cv:
+        return None
+    s_all, c_all = {t.key for t in stoks}, {t.key for t in ctoks}
+    if ca <= s_all and sa <= c_all:
+        return Conflict("actor", f"the source has {_keys_phrase(stoks, sa)} act, the claim "
+                                 f"{_keys_phrase(ctoks, ca)}", tuple(sorted(ca)))
+    return None
+
+
+def _keys_phrase(toks: list[Token], keys: set[str]) -> str:
+    idx = [i for i, t in enumerate(toks) if t.key in keys]
+    return _np(toks, idx[0], idx[-1] + 1) if idx else "“?”"
+
+
 def conflicts(sentence: str, claim: str) -> list[Conflict]:
     """What in ``sentence`` states otherwise than ``claim`` (empty when nothing does). A paragraph or point
     number that opens either ("6.", "(b)") is structure, not a number the text states."""
@@ -489,11 +661,20 @@ def conflicts(sentence: str, claim: str) -> list[Conflict]:
         c = judge(stoks, ctoks)
         if c is not None:
             found.append(c)
+    if not found:  # read as wholes only when lining the two up found nothing
+        for judge in REWORDED:
+            c = judge(stoks, ctoks)
+            if c is not None:
+                found.append(c)
+                break
     # A negation found both ways (modal and plain) is one conflict.
     kinds = [c.kind for c in found]
     if kinds.count("negation") > 1:
         found.remove(next(c for c in found[::-1] if c.kind == "negation"))
     return found
+
+
+REWORDED = [_polarity, _unconditional, _roles]
 
 
 def numeric_conflicts(sentence: str, claim: str) -> list[Conflict]:
@@ -568,10 +749,12 @@ def support(claim: str, texts: Sequence[str], *, min_about: float = MIN_SUPPORT)
         return None
     # The same forces, read without alignment: a reworded "must not" is not supported by "must".
     s_forces = {m.force.replace("not-may", "not-must") for m in _modals(stoks)}
+    if any(t.key in _PROHIBITIVE for t in stoks):
+        s_forces.add("not-must")  # "alcohol prohibited" restates "alcohol is not allowed"
     c_forces = {m.force.replace("not-may", "not-must") for m in _modals(ctoks)}
     if not c_forces <= s_forces:
         return None
-    s_neg = any(_is_neg(stoks, i) or t.key in IMPLICIT_NEGATIVES for i, t in enumerate(stoks))
+    s_neg = any(_is_neg(stoks, i) or t.key in IMPLICIT_NEGATIVES or t.key in _PROHIBITIVE for i, t in enumerate(stoks))
     c_neg = any(_is_neg(ctoks, i) for i in range(len(ctoks)))
     if c_neg and not s_neg:
         return None

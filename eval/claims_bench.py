@@ -401,7 +401,13 @@ FRESH_FILES = (
      "Sentences drawn with seed 39 (20 per corpus; the RFCs give 15), one faithful paraphrase each and eight "
      "hand-written contradicting paraphrases per corpus (negation, modality, number, actor, condition), "
      "written by a helper on 3 Dec 2026 and committed (7e8a687) before its first run and before session 39's "
-     "contradiction change landed."),
+     "contradiction change landed. Session 39's second change (conflicts read from each sentence as a whole) "
+     "was written from this file's misses, so this file is in-sample for it."),
+    ("fresh_claims3.jsonl", "Third file: 80 paraphrases and 50 contradicting paraphrases",
+     "Sentences drawn with seed 40 (16 per corpus), one faithful paraphrase each and ten hand-written "
+     "contradicting paraphrases per corpus (two of each kind), written by a helper on 3 Dec 2026 and "
+     "committed (d631fbd) before its first run; nobody read it before that run, and no code was changed after "
+     "it."),
 )
 
 

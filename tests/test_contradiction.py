@@ -250,3 +250,54 @@ def test_must_against_should_not_is_a_conflict():
     found = contradiction.find("Lines must be longer than 79 characters.",
                                ["No line should be longer than 79 characters."])
     assert found is not None and found.conflicts[0].kind == "negation"
+
+
+# Conflicts read from each sentence as a whole, when lining the two up word by word finds none: a contradiction
+# reworded as a practitioner rewords a rule.
+@pytest.mark.parametrize("source, claim, kind", [
+    ('The "scope" value is intended for programmatic use and is not meant to be displayed to end-users.',
+     'The "scope" value is meant to be displayed to end-users rather than being intended for programmatic use.',
+     "negation"),
+    ("The requestor may not voluntarily disclose the Confidential Information to a third party without the further "
+     "consent of the Regulator.",
+     "Even with the Regulator's further consent, the requestor is not allowed to voluntarily disclose the "
+     "Confidential Information to any third party.", "condition"),
+    ("The Commission shall address its decision to the Member State concerned and to the relevant operators.",
+     "It is the Member State concerned that must address its decision to the Commission and to the relevant "
+     "operators.", "actor"),
+    ("The appropriate safeguards may include encryption or pseudonymisation.",
+     "The appropriate safeguards are required to include encryption or pseudonymisation.", "modality"),
+    ('"Accepted" PEPs may technically move to "Rejected" or "Withdrawn" even after acceptance.',
+     'Once a PEP has been "Accepted", it can no longer move to "Rejected" or "Withdrawn".', "negation"),
+])
+def test_a_reworded_contradiction_is_caught(source, claim, kind):
+    found = contradiction.find(claim, [source])
+    assert found is not None and found.conflicts[0].kind == kind, (found, claim)
+
+
+@pytest.mark.parametrize("source, claim", [
+    # the negated word is not stated of anything on the other side
+    ("Police issued this e-fit in a bid to help identify a man found dead in a caravan in 2014.",
+     "The man found dead in a caravan in 2014 has never been identified by police."),
+    # "in any event" is the source's own "in any case"
+    ("If the Principal Representative leaves the employment of a Representative Office, the Representative Office "
+     "must designate a successor as soon as possible, and in any event within 28 days.",
+     "When the Principal Representative leaves the employment of a Representative Office, the Representative "
+     "Office must name a successor as soon as possible and in any case within 28 days."),
+    # another verb turns the roles round faithfully
+    ("The Commission shall address its decision to the Member State concerned and to the relevant body.",
+     "Both the Member State concerned and the relevant body must be the addressees of the Commission's decision."),
+    # "is not required to" lifts an obligation; it does not forbid what "may" allows
+    ("The controller may designate a representative.", "The controller is not required to designate a representative."),
+])
+def test_a_reworded_faithful_claim_is_not_contradicted(source, claim):
+    assert contradiction.find(claim, [source]) is None, claim
+
+
+def test_not_required_against_must_is_a_conflict_and_not_allowed_is_restated_by_a_prohibition():
+    found = contradiction.find("The provider is not required to keep the logs for six months.",
+                               ["The provider must keep the logs for six months."])
+    assert found is not None and found.conflicts[0].kind == "modality"
+    assert "not required" in found.reason
+    assert contradiction.support("Tobacco and alcohol are not allowed in the community.",
+                                 ["The community has a prohibition of alcohol and tobacco."], min_about=0.5) is not None
