@@ -186,7 +186,9 @@ def _modals(toks: list[Token]) -> list[_Modal]:
                     break
                 k -= 1
         verb = _governed(toks, i, b)
-        restricted = any(toks[k].text.lower() == "only" for k in range(a, b + 1))
+        # "may only be …", "shall be carried out only under …": an "only" next to the modal's verb phrase (not
+        # "positional-only" earlier in the clause).
+        restricted = any(toks[k].text.lower() == "only" for k in range(max(a, i - 2), min(b, i + 5) + 1))
         exceptive = any(toks[k].text.lower() in {"without", "unless", "except"} for k in range(a, b + 1))
         out.append((_Modal(i, ("not-" if neg else "") + base, t.text, verb, restricted, exceptive), subject_neg))
     return [m for m, _ in out]
@@ -281,6 +283,9 @@ def _clash(s: _Modal, c: _Modal) -> bool:
     pair = frozenset({s.force, c.force})
     # "may X only with Y" says what "shall not X without Y" says.
     if (s.restricted and c.exceptive) or (c.restricted and s.exceptive):
+        return False
+    # "shall be used only under safeguards" and "is permitted only subject to safeguards": the "only" is the rule.
+    if s.restricted and c.restricted and pair == frozenset({"must", "may"}):
         return False
     return not (s.force == c.force or pair in _SAME or pair not in _CLASH)
 

@@ -301,3 +301,15 @@ def test_not_required_against_must_is_a_conflict_and_not_allowed_is_restated_by_
     assert "not required" in found.reason
     assert contradiction.support("Tobacco and alcohol are not allowed in the community.",
                                  ["The community has a prohibition of alcohol and tobacco."], min_about=0.5) is not None
+
+
+def test_shall_only_and_may_only_state_the_same_restriction():
+    source = ("The identifier shall be used only under appropriate safeguards for the rights and freedoms of the "
+              "data subject.")
+    assert contradiction.find("Use of the identifier is permitted only subject to appropriate safeguards for the "
+                              "rights and freedoms of the data subject.", [source]) is None
+    # an "only" elsewhere in the clause ("positional-only") restricts nothing
+    found = contradiction.find(
+        "When all of them are positional-only, you may specify either zero or four arguments.",
+        ["When all of them are positional-only, you must specify either zero or four arguments."])
+    assert found is not None and found.conflicts[0].kind == "modality"
