@@ -26,8 +26,10 @@ Steps, in this order:
    negated on one side and stated of something on the other with no negation or negative word anywhere in it
    ("is not meant to be displayed" / "is meant to be displayed"); a claim that says the rule holds whatever
    the condition ("even with the Regulator's consent", "regardless of", "always") against a source that
-   states one; who acts swapped with whom it acts on, for the same verb ("The Commission shall address its
-   decision to the Member State" / "the Member State must address its decision to the Commission").
+   states one; an exception the claim carves out ("except for those that …") where the source states none;
+   who acts swapped with whom it acts on, for the same verb ("The Commission shall address its decision to the
+   Member State" / "the Member State must address its decision to the Commission"); an actor the source
+   sentence never names in place of its own ("must be set up by the Board" / "The AI Office shall establish").
 
 A conflict counts only when ``about >= MIN_ABOUT`` (the claim is about that sentence; otherwise the
 claim is simply not found). ``MIN_ABOUT`` is chosen by leave-one-corpus-out on the regulation claim sets
@@ -599,6 +601,17 @@ def _unconditional(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
                                  f"says it holds “{found[1]}”")
 
 
+def _added_exception(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
+    """The claim carves out an exception ("except for those that …", "unless …") where the source states the rule
+    with no condition at all."""
+    c_low, s_low = [t.text.lower() for t in ctoks], {t.text.lower() for t in stoks}
+    at = next((i for i, w in enumerate(c_low) if w in {"unless", "except"}), None)
+    if at is None or s_low & _CONDITION_WORDS or _marker_at([t.text.lower() for t in stoks], _UNCONDITIONAL):
+        return None
+    return Conflict("condition", f"the claim adds an exception (“{_around(ctoks, at + 1)}”) that the source does "
+                                 "not make")
+
+
 def _agent(toks: list[Token]) -> set[str] | None:
     """Content keys of who acts in the first norm of the sentence: the subject before its modal, or the
     "by …" phrase of a passive ("must be treated by an Authorised Person"); ``None`` when unknown."""
@@ -652,6 +665,26 @@ def _roles(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
     return None
 
 
+_DEICTIC = frozenset(stem(w) for w in "following foregoing above below item items former latter each every all any "
+                     "one such these those this other".split())
+
+
+def _new_actor(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
+    """The claim's actor is nobody the source sentence names, in place of the source's actor ("must be set up
+    by the Board" / "The AI Office shall establish"; "it is the provider who must" / "the deployer shall")."""
+    sa, ca = _agent(stoks), _agent(ctoks)
+    if not sa or not ca or sa & ca:
+        return None
+    sa, ca = sa - _DEICTIC, ca - _DEICTIC  # "The following" / "The items below" point, they name nobody
+    if not sa or not ca:
+        return None
+    s_all = {t.key for t in stoks}
+    if ca & s_all:
+        return None
+    return Conflict("actor", f"the source has {_keys_phrase(stoks, sa)} act, the claim {_keys_phrase(ctoks, ca)}",
+                    tuple(sorted(ca)))
+
+
 def _keys_phrase(toks: list[Token], keys: set[str]) -> str:
     idx = [i for i, t in enumerate(toks) if t.key in keys]
     return _np(toks, idx[0], idx[-1] + 1) if idx else "“?”"
@@ -679,7 +712,7 @@ def conflicts(sentence: str, claim: str) -> list[Conflict]:
     return found
 
 
-REWORDED = [_polarity, _unconditional, _roles]
+REWORDED = [_polarity, _unconditional, _added_exception, _roles, _new_actor]
 
 
 def numeric_conflicts(sentence: str, claim: str) -> list[Conflict]:

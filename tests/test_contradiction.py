@@ -313,3 +313,29 @@ def test_shall_only_and_may_only_state_the_same_restriction():
         "When all of them are positional-only, you may specify either zero or four arguments.",
         ["When all of them are positional-only, you must specify either zero or four arguments."])
     assert found is not None and found.conflicts[0].kind == "modality"
+
+
+@pytest.mark.parametrize("source, claim, kind", [
+    ("The AI Office shall establish systems and procedures to actively manage and prevent potential conflicts of "
+     "interest.",
+     "Systems and procedures to actively manage and prevent potential conflicts of interest must be set up by the "
+     "Board.", "actor"),
+    ("If the deployer considers that any of the elements listed in paragraph 1 has changed, the deployer shall take "
+     "the necessary steps to update the information.",
+     "Where the deployer considers that any element listed in paragraph 1 has changed, it is the provider who must "
+     "take the necessary steps to update the information.", "actor"),
+    ("They assume many roles required to achieve the project's goals, especially those that require a high level "
+     "of trust.",
+     "They take on many of the roles needed to achieve the project's goals, except for those that demand a high "
+     "level of trust.", "condition"),
+])
+def test_a_new_actor_or_an_added_exception_is_a_conflict(source, claim, kind):
+    found = contradiction.find(claim, [source])
+    assert found is not None and found.conflicts[0].kind == kind, (found, claim)
+
+
+def test_words_that_point_name_no_actor():
+    assert contradiction.find(
+        "The items below must be fully working, documented, and forward compatible with the plans for Python 2.0:",
+        ["The following are required to be fully operational, documented, and forward compatible with the plans "
+         "for Python 2.0:"]) is None
