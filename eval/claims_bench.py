@@ -409,9 +409,9 @@ FRESH_FILES = (
      "committed (d631fbd) before its first run; nobody read it before that run. **First run** (28eaecc): "
      "paraphrases supported 70/80, 4 contradicted; contradicting paraphrases caught 30/50, 20 called contradicted; "
      "negated paraphrases 11/15 contradicted (the code before session 39, 5f857e9, on the same file: 71/80, 3; "
-     "26/50, 15; 7/15). One rule was changed after reading that run's errors (\"shall be used only under\" and "
-     "\"is permitted only subject to\" are one restriction, f3para-gdpr-001), so the table below is in-sample "
-     "for that rule."),
+     "26/50, 15; 7/15). Three rules were written after reading that run's errors (\"shall be used only under\" "
+     "and \"is permitted only subject to\" are one restriction; an actor the source never names; an exception "
+     "the source does not make), so the table below is in-sample."),
 )
 
 
