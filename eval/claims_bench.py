@@ -412,6 +412,11 @@ FRESH_FILES = (
      "26/50, 15; 7/15). Three rules were written after reading that run's errors (\"shall be used only under\" "
      "and \"is permitted only subject to\" are one restriction; an actor the source never names; an exception "
      "the source does not make), so the table below is in-sample."),
+    ("fresh_claims4.jsonl", "Fourth file: 76 paraphrases and 50 contradicting paraphrases",
+     "Sentences drawn with seed 41 (the even draws; 16 per corpus, the GDPR 12), one faithful paraphrase each "
+     "and ten hand-written contradicting paraphrases per corpus, written by a helper on 3 Dec 2026 while session "
+     "39's last rules were written, committed (see `git log eval/claims/fresh_claims4.jsonl`) before its first "
+     "run, which is the table below, on that session's final contradiction code; nobody read it before."),
 )
 
 
