@@ -597,8 +597,19 @@ def _unconditional(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
                 None)
     if cond is None:
         return None
-    return Conflict("condition", f"the source states it under a condition (“{_around(stoks, cond + 1)}”), the claim "
-                                 f"says it holds “{found[1]}”")
+    return Conflict("condition", f"the source states it under a condition (“{_clause_from(stoks, cond)}”), the "
+                                 f"claim says it holds “{found[1]}”")
+
+
+def _clause_from(toks: list[Token], i: int, most: int = 10) -> str:
+    """The words from ``i`` to the next clause break, at most ``most`` of them ("without the further consent of
+    the Regulator")."""
+    words = []
+    for t in toks[i:]:
+        if t.kind == "punct" and words:
+            break
+        words.append(t.text)
+    return " ".join(words[:most]) + (" …" if len(words) > most else "")
 
 
 def _added_exception(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
