@@ -604,7 +604,7 @@ def _unconditional(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
 def _clause_from(toks: list[Token], i: int, most: int = 10) -> str:
     """The words from ``i`` to the next clause break, at most ``most`` of them ("without the further consent of
     the Regulator")."""
-    words = []
+    words: list[str] = []
     for t in toks[i:]:
         if t.kind == "punct" and words:
             break
