@@ -30,6 +30,9 @@ Steps, in this order:
    who acts swapped with whom it acts on, for the same verb ("The Commission shall address its decision to the
    Member State" / "the Member State must address its decision to the Commission"); an actor the source
    sentence never names in place of its own ("must be set up by the Board" / "The AI Office shall establish").
+   An actor is read from the first modal of a main clause (not "so that values can be allocated"). A word
+   that negates by its prefix a word of the other side ("insufficiently" / "not sufficiently") is a negation,
+   and "whether or not" none.
 
 A conflict counts only when ``about >= MIN_ABOUT`` (the claim is about that sentence; otherwise the
 claim is simply not found). ``MIN_ABOUT`` is chosen by leave-one-corpus-out on the regulation claim sets
@@ -70,7 +73,8 @@ _CLAUSE_OPEN = frozenset({",", ";", ":", "(", "."})
 _MONTHS = {m: i for i, m in enumerate(
     "january february march april may june july august september october november december".split(), start=1)}
 _DEONTIC_WORDS = {stem("required"): "must", stem("obliged"): "must", stem("obligated"): "must",
-                  stem("permitted"): "may", stem("allowed"): "may", stem("optional"): "optional"}
+                  stem("permitted"): "may", stem("allowed"): "may",
+                  stem("empowered"): "may", stem("free"): "may", stem("optional"): "optional"}
 _PROHIBITIVE = frozenset(stem(w) for w in "prohibit prohibited prohibition forbid forbidden ban banned".split())
 # "is not required to", "need not", "optional": no obligation either way. It clashes only with "must".
 _COPULAS = frozenset({"is", "are", "be", "been", "being", "was", "were", "not", "also"})
@@ -110,6 +114,8 @@ def _words(text: str) -> list[Token]:
 def _is_neg(toks: list[Token], i: int) -> bool:
     if not is_negator(toks, i):
         return False
+    if toks[i].text.lower() == "not" and i > 0 and toks[i - 1].text.lower() == "or":
+        return False  # "whether or not", "a third party or not": both ways, no negation
     nxt = toks[i + 1].text.lower() if i + 1 < len(toks) else ""
     after = toks[i + 2].text.lower() if i + 2 < len(toks) else ""
     return not (nxt in _BOUND_WORDS and after == "than")
@@ -330,14 +336,27 @@ def _negation(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
         # An explicit negator on one side, against neither a negator nor a negative word ("prohibits") on the other.
         s_neg = [i for i in range(i1, i2) if _is_neg(stoks, i)]
         c_neg = [j for j in range(j1, j2) if _is_neg(ctoks, j)]
-        s_any = s_neg or any(stoks[i].key in IMPLICIT_NEGATIVES for i in range(i1, i2))
-        c_any = c_neg or any(ctoks[j].key in IMPLICIT_NEGATIVES for j in range(j1, j2))
+        s_any = s_neg or any(stoks[i].key in IMPLICIT_NEGATIVES or _prefixed_negative(stoks[i], ck)
+                             for i in range(i1, i2))
+        c_any = c_neg or any(ctoks[j].key in IMPLICIT_NEGATIVES or _prefixed_negative(ctoks[j], sk)
+                             for j in range(j1, j2))
         if (s_neg and not c_any) or (c_neg and not s_any):
             if s_neg:
                 return Conflict("negation",
                                 f"the source says “{_around(stoks, s_neg[0])}”, the claim does not negate it")
             return Conflict("negation", f"the claim says “{_around(ctoks, c_neg[0])}”, the source does not")
     return None
+
+
+_NEGATIVE_PREFIXES = ("non-", "non", "un", "in", "im", "ir", "il", "dis")
+
+
+def _prefixed_negative(t: Token, other_keys: Sequence[str] | set[str]) -> bool:
+    """A word that negates by its prefix a word the other side uses ("incorrectly" / "correctly", "unlawful" /
+    "lawful", "non-compliance" / "compliance")."""
+    low = t.text.lower()
+    return t.kind == "word" and any(low.startswith(p) and len(low) - len(p) >= 4 and stem(low[len(p):]) in other_keys
+                                    for p in _NEGATIVE_PREFIXES)
 
 
 def _around(toks: list[Token], i: int) -> str:
@@ -541,9 +560,10 @@ def _polarity(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
     """A verb or adjective negated on one side ("will not relieve", "is not meant") and stated on the other with
     no negation, negative word or restriction anywhere in it ("is relieved", "is meant", reordered)."""
     for toks, other, says in ((stoks, ctoks, "source"), (ctoks, stoks, "claim")):
-        if any(_is_neg(other, j) or other[j].key in _NEGATIVE_WORDS or other[j].text.lower() in _NEGATIVE_WORDS
+        if any(_is_neg(other, j) or (other[j].text.lower() != "without" and (
+                other[j].key in _NEGATIVE_WORDS or other[j].text.lower() in _NEGATIVE_WORDS))
                for j in range(len(other))):
-            continue
+            continue  # ("without prejudice" is no negation: _is_neg says so)
         for i, t in enumerate(toks):
             low = t.text.lower()
             if not ((low in {"not", "never", "cannot"} or low.endswith("n't")) and _is_neg(toks, i)):
@@ -587,8 +607,10 @@ def _unconditional(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
     "regardless of …") where the source states it under one ("without the further consent", "where …")."""
     c_low, s_low = [t.text.lower() for t in ctoks], [t.text.lower() for t in stoks]
     found = _marker_at(c_low, _UNCONDITIONAL)
-    if found is None or _marker_at(s_low, _UNCONDITIONAL) is not None or not _modals(stoks):
+    if found is None or _marker_at(s_low, _UNCONDITIONAL) is not None:
         return None
+    if not _modals(stoks) and not {"unless", "except"} & set(s_low):
+        return None  # a condition of a norm, or an explicit exception
     if any(w in _CONDITION_WORDS - {"where", "when", "subject"} for w in c_low):
         return None  # "in all cases … only if …": the claim keeps a condition of its own
     cond = next((i for i, w in enumerate(s_low) if w in _CONDITION_WORDS and
@@ -612,24 +634,50 @@ def _clause_from(toks: list[Token], i: int, most: int = 10) -> str:
     return " ".join(words[:most]) + (" …" if len(words) > most else "")
 
 
+_EXCEPTIONS = (("unless",), ("except",), ("provided", "that"), ("only", "if"), ("only", "where"), ("only", "when"),
+               ("on", "condition", "that"))
+
+
 def _added_exception(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
     """The claim carves out an exception ("except for those that …", "unless …") where the source states the rule
     with no condition at all."""
-    c_low, s_low = [t.text.lower() for t in ctoks], {t.text.lower() for t in stoks}
-    at = next((i for i, w in enumerate(c_low) if w in {"unless", "except"}), None)
-    if at is None or s_low & _CONDITION_WORDS or _marker_at([t.text.lower() for t in stoks], _UNCONDITIONAL):
+    c_low, s_low = [t.text.lower() for t in ctoks], [t.text.lower() for t in stoks]
+    found = _marker_at(c_low, _EXCEPTIONS)
+    if found is None:
+        return None
+    at = found[0]
+    # A source that states the rule whatever the condition ("even if …") is contradicted by any exception;
+    # one with a condition of its own may be restated by it.
+    if _marker_at(s_low, _UNCONDITIONAL) is None and set(s_low) & _CONDITION_WORDS:
         return None
     return Conflict("condition", f"the claim adds an exception (“{_around(ctoks, at + 1)}”) that the source does "
                                  "not make")
 
 
+_SUBORDINATORS = frozenset({"so", "that", "if", "when", "where", "unless", "whether", "which", "who", "because",
+                            "since", "although", "while", "as", "once", "until", "before", "after", "whereas"})
+
+
+def _main_modal(toks: list[Token]) -> _Modal | None:
+    """The first modal of a main clause: one whose stretch back to the last comma does not open with a
+    subordinator ("so that values can be allocated, IANA may approve" → "may")."""
+    ms = _modals(toks)
+    for m in ms:
+        j = m.pos - 1
+        while j >= 0 and toks[j].text not in _CLAUSE_OPEN:
+            j -= 1
+        if j + 1 < m.pos and toks[j + 1].text.lower() in _SUBORDINATORS:
+            continue
+        return m
+    return ms[0] if ms else None
+
+
 def _agent(toks: list[Token]) -> set[str] | None:
     """Content keys of who acts in the first norm of the sentence: the subject before its modal, or the
     "by …" phrase of a passive ("must be treated by an Authorised Person"); ``None`` when unknown."""
-    ms = _modals(toks)
-    if not ms:
+    m = _main_modal(toks)
+    if m is None:
         return None
-    m = ms[0]
     a, b = _clause_bounds(toks, m.pos)
     k = m.pos + 1
     while k <= b and (_is_neg(toks, k) or toks[k].text.lower() in _NOT_VERBS or toks[k].text.lower() == "to"):
@@ -666,8 +714,8 @@ def _roles(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
         return None
     # The same act on both sides (its first norm governs the same verb): otherwise another verb may turn the
     # roles round faithfully ("shall address its decision to X" / "X must be the addressee of the decision").
-    sv, cv = _modals(stoks)[0].verb, _modals(ctoks)[0].verb
-    if sv is None or sv != cv:
+    sm, cm = _main_modal(stoks), _main_modal(ctoks)
+    if sm is None or cm is None or sm.verb is None or sm.verb != cm.verb:
         return None
     s_all, c_all = {t.key for t in stoks}, {t.key for t in ctoks}
     if ca <= s_all and sa <= c_all:

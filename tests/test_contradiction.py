@@ -339,3 +339,33 @@ def test_words_that_point_name_no_actor():
         "The items below must be fully working, documented, and forward compatible with the plans for Python 2.0:",
         ["The following are required to be fully operational, documented, and forward compatible with the plans "
          "for Python 2.0:"]) is None
+
+
+@pytest.mark.parametrize("source, claim, kind", [
+    # the actor of the main clause, not of the purpose clause before it
+    ("To allow for the allocation of values prior to publication, the Designated Experts may approve registration "
+     "once they are satisfied that such a specification will be published.",
+     "So that values can be allocated before publication, IANA is allowed to approve a registration as soon as it "
+     "is satisfied that such a specification will be published.", "actor"),
+    # "even where" against "except where", in a sentence without a modal
+    ("Except where the Payer has acted fraudulently, the Payer is not liable for any losses incurred in respect of "
+     "an unauthorised Payment Transaction.",
+     "The Payer is not liable for any losses incurred in respect of an unauthorised Payment Transaction, even where "
+     "the Payer has acted fraudulently.", "condition"),
+    # a source that holds "even if" against a claim's "unless"
+    ("We should use IETF language tags, even if sphinx uses gettext internally.",
+     "We should use IETF language tags, unless gettext is used internally by sphinx.", "condition"),
+])
+def test_main_clause_actors_and_reversed_exceptions(source, claim, kind):
+    found = contradiction.find(claim, [source])
+    assert found is not None and found.conflicts[0].kind == kind, (found, claim)
+
+
+@pytest.mark.parametrize("source, claim", [
+    ("A recipient means a person to which the personal data are disclosed, whether a third party or not.",
+     "A recipient is any person to which personal data are disclosed, whether or not it is a third party."),
+    ("Where the controller has insufficiently identified or mitigated the risk, the authority shall give advice.",
+     "Where the controller has not sufficiently identified or mitigated the risk, the authority shall give advice."),
+])
+def test_both_ways_and_a_negative_prefix_are_no_negation_conflict(source, claim):
+    assert contradiction.find(claim, [source]) is None, claim
