@@ -416,7 +416,16 @@ FRESH_FILES = (
      "Sentences drawn with seed 41 (the even draws; 16 per corpus, the GDPR 12), one faithful paraphrase each "
      "and ten hand-written contradicting paraphrases per corpus, written by a helper on 3 Dec 2026 while session "
      "39's last rules were written, committed (see `git log eval/claims/fresh_claims4.jsonl`) before its first "
-     "run, which is the table below, on that session's final contradiction code; nobody read it before."),
+     "run, on 9fe0fe0: contradicting paraphrases caught 32/50, 26 called contradicted; paraphrases supported "
+     "69/76, 6 contradicted (the code before session 39: 27/50, 15; 70/76, 5). A second batch of rules was "
+     "written after reading that run's errors, so the table below is in-sample."),
+    ("fresh_claims5.jsonl", "Fifth file: 76 paraphrases and 50 contradicting paraphrases",
+     "The odd draws of seed 41 (16 per corpus, the GDPR 12), written by a helper on 3 Dec 2026 and committed "
+     "before its first run, which is the table below, on session 39's final contradiction code (after both "
+     "batches of rules); nobody read it before. The code before session 39 on the same file: contradicting "
+     "paraphrases caught 24/50, 7 called contradicted; paraphrases supported 67/76, 4 contradicted. The code after "
+     "the first batch only (9fe0fe0) gives exactly this table: the second batch, written from the fourth file's "
+     "errors, moved nothing here."),
 )
 
 
