@@ -369,3 +369,35 @@ def test_main_clause_actors_and_reversed_exceptions(source, claim, kind):
 ])
 def test_both_ways_and_a_negative_prefix_are_no_negation_conflict(source, claim):
     assert contradiction.find(claim, [source]) is None, claim
+
+
+@pytest.mark.parametrize("source, claim", [
+    # the condition restated in the claim's own condition clause, a negative prefix read off
+    ("If it deems the code is not adequate, the Commission may adopt an implementing act.",
+     "Where the Commission considers the code to be inadequate, it is allowed to adopt an implementing act."),
+    # the same word negated elsewhere, in other words
+    ("Contrast this to object: it is not consistent with most types (you can't use an object instance where an int "
+     "is expected).",
+     "By contrast, object is not consistent with most types (an object instance cannot be used where an int is "
+     "expected)."),
+    # condition markers are not actors
+    ("The right of data subjects to be informed about the restriction applies, unless that may be prejudicial to "
+     "the purpose of the restriction.",
+     "The right of data subjects to be told about the restriction applies, except where doing so may be "
+     "prejudicial to the purpose of the restriction."),
+    # a passive with "each" before "be": its by-phrase is the actor
+    ("An authorization server may issue separate client identifiers to the different installations of a "
+     "particular client (i.e., software package).",
+     "Different installations of a particular client (that is, a software package) can each be issued their own "
+     "client identifier by an authorization server."),
+])
+def test_reworded_faithful_claims_stay_clear_of_conflicts(source, claim):
+    assert contradiction.find(claim, [source]) is None, claim
+
+
+def test_a_dropped_condition_is_still_caught_when_the_claim_keeps_another():
+    found = contradiction.find(
+        "The Credit Rating Agency must publicly announce if it discontinues rating an issuer or obligation.",
+        ["Where a Credit Rating Agency makes its ratings available to the public, the Credit Rating Agency must "
+         "publicly announce if it discontinues rating an issuer or obligation."])
+    assert found is not None and found.conflicts[0].kind == "condition"
