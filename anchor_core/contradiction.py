@@ -81,7 +81,7 @@ _DEONTIC_WORDS = {stem("required"): "must", stem("obliged"): "must", stem("oblig
                   stem("permitted"): "may", stem("allowed"): "may",
                   stem("empowered"): "may", stem("free"): "may", stem("optional"): "optional"}
 _PROHIBITIVE = frozenset(stem(w) for w in "prohibit prohibited prohibition forbid forbidden ban banned".split())
-# "is not required to", "need not", "optional": no obligation either way. It clashes only with "must".
+# The words before a deontic word that make it one ("is required", "are not allowed", "being obliged").
 _COPULAS = frozenset({"is", "are", "be", "been", "being", "was", "were", "not", "also"})
 _SUBJECT_NEGATORS = frozenset({"no", "neither", "nor", "none", "nobody", "nothing"})
 _AFTER_NEGATORS = frozenset({"not", "never", "no"})
@@ -237,8 +237,8 @@ def _governed(toks: list[Token], i: int, end: int) -> str | None:
 
 _CLASH = {frozenset({"must", "not-must"}), frozenset({"may", "not-must"}), frozenset({"must", "not-may"}),
           frozenset({"may", "not-may"}), frozenset({"should", "not-should"}), frozenset({"must", "may"}),
-          frozenset({"must", "not-should"}), frozenset({"should", "not-must"})}
-_CLASH.add(frozenset({"must", "optional"}))
+          frozenset({"must", "not-should"}), frozenset({"should", "not-must"}),
+          frozenset({"must", "optional"})}  # "not required", "need not", "optional": no obligation either way
 _SAME = {frozenset({"not-must", "not-may"})}  # "shall not" and "may not" both forbid
 # "can", "could", "might" also state ability; read without alignment they are not a permission.
 _ABILITY = frozenset({"can", "could", "might", "cannot"})
@@ -358,12 +358,16 @@ def _negation(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
 _NEGATIVE_PREFIXES = ("non-", "non", "un", "in", "im", "ir", "il", "dis")
 
 
+def _unprefixed(word: str) -> set[str]:
+    """Keys of ``word`` with a negative prefix taken off ("inadequate" → "adequ"); empty without one."""
+    low = word.lower()
+    return {stem(low[len(p):]) for p in _NEGATIVE_PREFIXES if low.startswith(p) and len(low) - len(p) >= 4}
+
+
 def _prefixed_negative(t: Token, other_keys: Sequence[str] | set[str]) -> bool:
     """A word that negates by its prefix a word the other side uses ("incorrectly" / "correctly", "unlawful" /
     "lawful", "non-compliance" / "compliance")."""
-    low = t.text.lower()
-    return t.kind == "word" and any(low.startswith(p) and len(low) - len(p) >= 4 and stem(low[len(p):]) in other_keys
-                                    for p in _NEGATIVE_PREFIXES)
+    return t.kind == "word" and any(k in other_keys for k in _unprefixed(t.text))
 
 
 def _negates_alike(toks: list[Token], other: list[Token], i: int) -> bool:
@@ -486,9 +490,8 @@ def _actor(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
         c_new = [ctoks[j] for j in range(j1, j2) if ctoks[j].content and ctoks[j].kind == "word"]
         # An actor is a noun phrase: a modal, or a participle ("intended", "meant"), is a rewording instead, and
         # so is a condition marker ("unless that" / "except where doing so").
-        markers = (_CONDITION_WORDS | _SUBORDINATORS) - {"subject"}  # "the data subject" is an actor
-        if any(stoks[i].text.lower() in markers for i in range(i1, i2)) or \
-                any(ctoks[j].text.lower() in markers for j in range(j1, j2)):
+        if any(stoks[i].text.lower() in _NOT_ACTORS for i in range(i1, i2)) or \
+                any(ctoks[j].text.lower() in _NOT_ACTORS for j in range(j1, j2)):
             continue
         if not s_new or not c_new or any(t.text.lower() in _MODALS for t in s_new + c_new) \
                 or all(_participle(t.text) for t in s_new) or all(_participle(t.text) for t in c_new):
@@ -562,20 +565,18 @@ def _condition(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
         for t in ctoks[ca:cb]:
             if t.content and t.kind == "word":
                 own_condition.add(t.key)
-                low = t.text.lower()
-                own_condition.update(stem(low[len(p):]) for p in _NEGATIVE_PREFIXES
-                                     if low.startswith(p) and len(low) - len(p) >= 4)
+                own_condition.update(_unprefixed(t.text))
     for a, b, marker in _conditions(stoks):
         words = [k for k in range(a, b) if stoks[k].content and stoks[k].kind == "word"
                  and stoks[k].text.lower() not in marker.split()]
         if not words:
             continue
         kept = sum(k in aligned for k in words) / len(words)
-        restated = len({stoks[k].key for k in words} & c_keys) / len({stoks[k].key for k in words})
+        keys = {stoks[k].key for k in words}
+        restated = len(keys & c_keys) / len(keys)
         # a claim with a condition of its own that holds half the words restates it ("Where the Commission
         # considers the code to be inadequate" for "If it deems the code is not adequate")
-        if own_condition and len({stoks[k].key for k in words} & own_condition) >= 0.5 * len(
-                {stoks[k].key for k in words}):
+        if own_condition and len(keys & own_condition) >= 0.5 * len(keys):
             continue
         if kept < 0.5 and restated < 0.75:
             text = " ".join(t.text for t in stoks[a:b] if t.kind != "punct")
@@ -617,8 +618,6 @@ def _polarity(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
             low = t.text.lower()
             if not ((low in {"not", "never", "cannot"} or low.endswith("n't")) and _is_neg(toks, i)):
                 continue
-            if i > 0 and toks[i - 1].text.lower() == "or":  # "whether or not"
-                continue
             negated = _governed(toks, i, min(len(toks) - 1, i + 6))
             if negated is None or not any(o.key == negated and _predicate(other, j) for j, o in enumerate(other)):
                 continue  # "in a bid to help identify" does not state that someone was identified
@@ -632,13 +631,13 @@ def _polarity(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
 
 _AUXILIARIES = frozenset({"is", "are", "was", "were", "be", "been", "being", "will", "would", "shall", "must", "may",
                           "can", "could", "should", "has", "have", "had", "does", "do", "did", "remains", "remain"})
+_ADVERBS = _NOT_VERBS - _AUXILIARIES  # "is also stated", "is then relieved"
 
 
 def _predicate(toks: list[Token], j: int) -> bool:
     """The word at ``j`` is stated of something: an auxiliary or modal just before it (an adverb between)."""
     k = j - 1
-    while k >= 0 and k >= j - 3 and (toks[k].text.lower().endswith("ly") or toks[k].text.lower() in _NOT_VERBS
-                                      - _AUXILIARIES):
+    while k >= 0 and k >= j - 3 and (toks[k].text.lower().endswith("ly") or toks[k].text.lower() in _ADVERBS):
         k -= 1
     return k >= 0 and toks[k].text.lower() in _AUXILIARIES
 
@@ -705,6 +704,8 @@ def _added_exception(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
 
 _SUBORDINATORS = frozenset({"so", "that", "if", "when", "where", "unless", "whether", "which", "who", "because",
                             "since", "although", "while", "as", "once", "until", "before", "after", "whereas"})
+# Words no actor phrase holds (but "the data subject" is one).
+_NOT_ACTORS = (_CONDITION_WORDS | _SUBORDINATORS) - {"subject"}
 
 
 def _main_modal(toks: list[Token]) -> _Modal | None:
@@ -721,10 +722,10 @@ def _main_modal(toks: list[Token]) -> _Modal | None:
     return None  # every norm sits in a subordinate clause: no main actor to read
 
 
-def _agent(toks: list[Token]) -> set[str] | None:
-    """Content keys of who acts in the first norm of the sentence: the subject before its modal, or the
-    "by …" phrase of a passive ("must be treated by an Authorised Person"); ``None`` when unknown."""
-    m = _main_modal(toks)
+def _agent(toks: list[Token], m: _Modal | None) -> set[str] | None:
+    """Content keys of who acts in the norm of ``m``, the sentence's main modal (:func:`_main_modal`): the
+    subject before it, or the "by …" phrase of a passive ("must be treated by an Authorised Person"); ``None``
+    when unknown."""
     if m is None:
         return None
     a, b = _clause_bounds(toks, m.pos)
@@ -755,40 +756,30 @@ def _agent(toks: list[Token]) -> set[str] | None:
     return subject or None
 
 
-def _roles(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
-    """Who acts swapped with whom it acts on: each side's actor is named on the other side, but not as its
-    actor ("The Commission shall address its decision to the Member State" / "It is the Member State that must
-    address its decision to the Commission")."""
-    sa, ca = _agent(stoks), _agent(ctoks)
-    if not sa or not ca or sa & ca:
-        return None
-    # The same act on both sides (its first norm governs the same verb): otherwise another verb may turn the
-    # roles round faithfully ("shall address its decision to X" / "X must be the addressee of the decision").
-    sm, cm = _main_modal(stoks), _main_modal(ctoks)
-    if sm is None or cm is None or sm.verb is None or sm.verb != cm.verb:
-        return None
-    s_all, c_all = {t.key for t in stoks}, {t.key for t in ctoks}
-    if ca <= s_all and sa <= c_all:
-        return Conflict("actor", f"the source has {_keys_phrase(stoks, sa)} act, the claim "
-                                 f"{_keys_phrase(ctoks, ca)}", tuple(sorted(ca)))
-    return None
-
-
 _DEICTIC = frozenset(stem(w) for w in "following foregoing above below item items former latter each every all any "
                      "one such these those this other".split())
 
 
-def _new_actor(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
-    """The claim's actor is nobody the source sentence names, in place of the source's actor ("must be set up
-    by the Board" / "The AI Office shall establish"; "it is the provider who must" / "the deployer shall")."""
-    sa, ca = _agent(stoks), _agent(ctoks)
+def _actors(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
+    """Another actor for the norm, read from each sentence's main clause (:func:`_agent`), the two agents read once:
+
+    - who acts swapped with whom it acts on, for the same act: each side's actor is named on the other side, but
+      not as its actor ("The Commission shall address its decision to the Member State" / "It is the Member
+      State that must address its decision to the Commission"); with another verb the roles may turn round
+      faithfully ("X must be the addressee of the decision");
+    - an actor the source sentence never names in place of its own ("must be set up by the Board" / "The AI
+      Office shall establish"; "it is the provider who must" / "the deployer shall")."""
+    sm, cm = _main_modal(stoks), _main_modal(ctoks)
+    sa, ca = _agent(stoks, sm), _agent(ctoks, cm)
     if not sa or not ca or sa & ca:
         return None
+    s_all, c_all = {t.key for t in stoks}, {t.key for t in ctoks}
+    if sm is not None and cm is not None and sm.verb is not None and sm.verb == cm.verb and ca <= s_all \
+            and sa <= c_all:
+        return Conflict("actor", f"the source has {_keys_phrase(stoks, sa)} act, the claim "
+                                 f"{_keys_phrase(ctoks, ca)}", tuple(sorted(ca)))
     sa, ca = sa - _DEICTIC, ca - _DEICTIC  # "The following" / "The items below" point, they name nobody
-    if not sa or not ca:
-        return None
-    s_all = {t.key for t in stoks}
-    if ca & s_all:
+    if not sa or not ca or ca & s_all:
         return None
     return Conflict("actor", f"the source has {_keys_phrase(stoks, sa)} act, the claim {_keys_phrase(ctoks, ca)}",
                     tuple(sorted(ca)))
@@ -821,7 +812,7 @@ def conflicts(sentence: str, claim: str) -> list[Conflict]:
     return found
 
 
-REWORDED = [_polarity, _unconditional, _added_exception, _roles, _new_actor]
+REWORDED = [_polarity, _unconditional, _added_exception, _actors]
 
 
 def numeric_conflicts(sentence: str, claim: str) -> list[Conflict]:
