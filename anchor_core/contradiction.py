@@ -93,6 +93,8 @@ class Conflict:
     reason: str
     words: tuple[str, ...] = field(default=(), compare=False)
     """Match keys of the claim words in conflict (the actor a claim names instead)."""
+    reference: str = field(default="", compare=False)
+    """The claim's reference ("articl #64 #2") when the conflict is another reference with the same head."""
 
 
 @dataclass
@@ -414,10 +416,86 @@ def _near(toks: list[Token], i: int, reach: int = 2) -> set[str]:
 
 
 def _unit_after(toks: list[Token], i: int) -> str | None:
-    """The word a count counts: the content word right after it ("30 *days*", "EUR 35 000 000" has none)."""
+    """The word a count counts: the content word right after it ("30 *days*", "two or more *Unitholders*";
+    "EUR 35 000 000" has none)."""
     j = i + 1
+    if j + 1 < len(toks) and toks[j].text.lower() == "or" and toks[j + 1].text.lower() in _OPEN_BOUNDS:
+        j += 2
     if j < len(toks) and toks[j].kind == "word" and toks[j].content:
         return toks[j].key
+    return None
+
+
+_OPEN_BOUNDS = frozenset({"more", "fewer", "less", "above", "below", "over", "under", "higher", "lower"})
+
+
+def _reference(toks: list[Token], j: int) -> tuple[str, str] | None:
+    """The numbered reference a number belongs to, as (its head's key and numbers, the reference as written):
+    "Article 64(2)", "Section 5", "paragraph 3". The head is the content word right before the reference's
+    first number, capitalised inside the sentence or with no content word after the number: a count
+    ("within 30 days", "at least 2 members", "Within 30 days, ...") counts the word after it."""
+    i = j
+    while i > 0 and (toks[i - 1].kind == "number" or toks[i - 1].text == "("):
+        i -= 1
+    if i == 0 or toks[i].kind != "number" or _is_year(toks[i]):
+        return None
+    head = toks[i - 1]
+    if head.kind != "word" or not head.content or _month(toks, i - 1):
+        return None
+    k = j + 1
+    while k < len(toks) and (toks[k].kind == "number" or toks[k].text == "("):
+        k += 1
+    counts = k < len(toks) and toks[k].kind == "word" and toks[k].content
+    if counts and not (i - 1 > 0 and head.text[:1].isupper()):
+        return None
+    nums = [(n, t) for n, t in enumerate(toks[i:k], start=i) if t.kind == "number"]
+    written = "".join(f"({t.text})" if toks[n - 1].text == "(" else t.text for n, t in nums)
+    return head.key + " " + " ".join(t.key for _, t in nums), f"{head.text} {written}"
+
+
+_PERIOD_DAYS = {"day": 1, "week": 7, "month": 30, "quarter": 91, "year": 365}
+_FREQUENCY_WORDS = {"daily": 1, "weekly": 7, "monthly": 30, "quarterly": 91, "annual": 365, "annually": 365,
+                    "yearly": 365, "biennial": 730, "biennially": 730}
+_TIMES = {"once": 1, "twice": 2}
+
+
+def _frequencies(toks: list[Token]) -> list[tuple[float, str]]:
+    """How often the sentence says something recurs, in days, with its wording: "on an annual basis" and
+    "every year" are 365, "every two years" 730, "twice a year" 182.5."""
+    out = []
+    low = [t.text.lower() for t in toks]
+    for i, w in enumerate(low):
+        if w in _FREQUENCY_WORDS:
+            out.append((float(_FREQUENCY_WORDS[w]), toks[i].text))
+        elif w == "every" and i + 1 < len(toks):
+            n, k = 1.0, i + 1
+            if toks[k].kind == "number" and k + 1 < len(toks):
+                n, k = _count_value(toks[k]), k + 1
+            unit = low[k].rstrip("s")
+            if unit in _PERIOD_DAYS and n > 0:
+                out.append((n * _PERIOD_DAYS[unit], " ".join(t.text for t in toks[i:k + 1])))
+        elif (w in _TIMES or (toks[i].kind == "number" and i + 1 < len(low) and low[i + 1] == "times")) \
+                and i + 2 < len(low):
+            k = i + 1 if w in _TIMES else i + 2
+            n = float(_TIMES[w]) if w in _TIMES else _count_value(toks[i])
+            if k + 1 < len(low) and low[k] in {"a", "an", "per", "each", "every"} and low[k + 1] in _PERIOD_DAYS:
+                out.append((_PERIOD_DAYS[low[k + 1]] / n, " ".join(t.text for t in toks[i:k + 2])))
+    return out
+
+
+def _count_value(t: Token) -> float:
+    """The value of a number token ("two" and "2" both have key "#2"); 0 when it is not a plain number."""
+    try:
+        return float(t.key[1:]) if t.key.startswith("#") else 0.0
+    except ValueError:
+        return 0.0
+
+
+def _frequency(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
+    """One stated frequency on each side, and they differ: "on an annual basis" against "every two years"."""
+    sf, cf = _frequencies(stoks), _frequencies(ctoks)
+    if len(sf) == 1 and len(cf) == 1 and abs(sf[0][0] - cf[0][0]) > 0.5:
+        return Conflict("number", f"the source says {sf[0][1]}, the claim {cf[0][1]}")
     return None
 
 
@@ -435,9 +513,11 @@ def _month(toks: list[Token], i: int) -> bool:
                                                            for k in (i - 1, i + 1)))
 
 
-def _numbers(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
+def _numbers(stoks: list[Token], ctoks: list[Token], references: bool = True) -> Conflict | None:
     """A number, year or month of the claim where the source states another one: at the same place in the
-    same wording, or (counts only) before the same counted word ("30 days" vs "60 days")."""
+    same wording, (counts only) before the same counted word ("30 days" vs "60 days"), or (with
+    ``references``) in a reference with the same head ("Article 64(1)" vs "Article 64(2)"); or another
+    frequency ("annually" vs "every two years")."""
     s_keys = {t.key for t in stoks if t.kind == "number"}
     where = _aligned([t.key for t in stoks], [t.key for t in ctoks])
     for j, t in enumerate(ctoks):
@@ -453,14 +533,23 @@ def _numbers(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
                 continue  # a year lines up with a day number only by word order ("9 November 2018", "November 9")
             if (is_month and _month(stoks, i)) or (not is_month and (s.kind == "number" or _is_count(stoks, i))):
                 kind: Kind = "date" if date else "number"
-                return Conflict(kind, f"the source says {_unit(stoks, i)}, the claim {_unit(ctoks, j)}")
+                sr, cr = _reference(stoks, i), _reference(ctoks, j)
+                return Conflict(kind, f"the source says {sr[1] if sr else _unit(stoks, i)}, "
+                                      f"the claim {cr[1] if cr else _unit(ctoks, j)}")
+        ref = _reference(ctoks, j) if t.kind == "number" and references else None
+        if ref is not None:
+            head = ref[0].split()[0]
+            others = [r for i in range(len(stoks)) if stoks[i].kind == "number"
+                      and (r := _reference(stoks, i)) is not None and r[0].split()[0] == head]
+            if others and ref[0] not in {r[0] for r in others}:
+                return Conflict("number", f"the source says {others[0][1]}, the claim {ref[1]}", reference=ref[0])
         unit = _unit_after(ctoks, j) if t.kind == "number" and not _is_year(t) else None
         if unit is None:
             continue
         for i in range(len(stoks)):
             if _is_count(stoks, i) and stoks[i].key != t.key and _unit_after(stoks, i) == unit:
                 return Conflict("number", f"the source says {_unit(stoks, i)}, the claim {_unit(ctoks, j)}")
-    return None
+    return _frequency(stoks, ctoks)
 
 
 def _is_year(t: Token) -> bool:
@@ -468,6 +557,8 @@ def _is_year(t: Token) -> bool:
 
 
 def _unit(toks: list[Token], i: int) -> str:
+    if i + 3 < len(toks) and toks[i + 1].text.lower() == "or" and toks[i + 2].text.lower() in _OPEN_BOUNDS:
+        return " ".join(t.text for t in toks[i:i + 4])  # "two or more Unitholders"
     nxt = toks[i + 1].text if i + 1 < len(toks) and toks[i + 1].kind == "word" else ""
     prev = toks[i - 1].text if i > 0 and toks[i - 1].kind == "number" and _month(toks, i) else ""
     return " ".join(w for w in (prev, toks[i].text, nxt) if w)
@@ -820,7 +911,11 @@ def numeric_conflicts(sentence: str, claim: str) -> list[Conflict]:
     date. A paraphrase rewords modals, actors and conditions, and :func:`conflicts` on its own sentence
     calls those rewordings conflicts (:func:`find` weighs them against the other sentences); a different
     number or date in the sentence that supports a claim is one."""
-    return [c for c in conflicts(sentence, claim) if c.kind in ("number", "date")]
+    # Another reference is left out: the sentence a scorer picked may cite other articles than the claim
+    # and still be the closest one; a reference conflict needs the sentence the claim is about (find).
+    c = _numbers(_words(_ENUMERATOR.sub("", sentence, count=1)), _words(_ENUMERATOR.sub("", claim, count=1)),
+                 references=False)
+    return [c] if c is not None else []
 
 
 def find(claim: str, texts: Sequence[str], *, min_about: float = MIN_ABOUT) -> Contradiction | None:
@@ -837,8 +932,13 @@ def find(claim: str, texts: Sequence[str], *, min_about: float = MIN_ABOUT) -> C
     """
     ck = _about_keys(_words(claim))
     judged = []
+    cited: set[str] | None = None
     for share, f1, n, s, e in best_sentences(claim, texts):
         found = conflicts(texts[n][s:e], claim)
+        if any(c.reference for c in found):
+            # another article than the claim's is a conflict only when the sources never cite the claim's
+            cited = _cited(texts) if cited is None else cited
+            found = [c for c in found if c.reference not in cited]
         swapped = {w for c in found if c.kind == "actor" for w in c.words} & ck
         if swapped:
             share = share * len(ck) / (len(ck) - len(swapped)) if len(ck) > len(swapped) else 0.0
@@ -852,6 +952,15 @@ def find(claim: str, texts: Sequence[str], *, min_about: float = MIN_ABOUT) -> C
     if any(not r[5] and r[0] >= share and r[1] >= f1 - 0.1 for r in judged[1:]):
         return None  # another sentence, as close to the claim, says the same thing
     return Contradiction(n, s, e, texts[n][s:e], round(share, 4), found)
+
+
+def _cited(texts: Sequence[str]) -> set[str]:
+    """Every numbered reference ``texts`` make, as :func:`_reference` keys them."""
+    out = set()
+    for text in texts:
+        toks = _words(text)
+        out |= {r[0] for i, t in enumerate(toks) if t.kind == "number" and (r := _reference(toks, i)) is not None}
+    return out
 
 
 @dataclass

@@ -55,7 +55,9 @@ def run(store, emb, corpus: str, rows: list[dict]) -> list[dict]:
                     # the run's headline state (verified / unconfirmed / not_verified / refused) and gate score
                     "state": a.state, "gate_score": round(rep.gate.score, 3) if rep.gate else None,
                     # every automatic check passed; an extractive pick's own open item aside
-                    "checks_passed": passed(a), "extractive": bool(ch.extractive)})
+                    "checks_passed": passed(a), "extractive": bool(ch.extractive),
+                    # does the answer hold the asked kind of answer about the asked focus (addressed / not_addressed)
+                    "relevance": ch.relevance.state, "kind": rep.relevance.kind if rep.relevance else ""})
     return out
 
 

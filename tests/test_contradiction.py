@@ -372,3 +372,45 @@ def test_a_dropped_condition_is_still_caught_when_the_claim_keeps_another():
         ["Where a Credit Rating Agency makes its ratings available to the public, the Credit Rating Agency must "
          "publicly announce if it discontinues rating an issuer or obligation."])
     assert found is not None and found.conflicts[0].kind == "condition"
+
+
+@pytest.mark.parametrize("sentence, claim, said", [
+    ("In the cases referred to in Article 64(1), the authority shall request the opinion of the Board.",
+     "In the cases referred to in Article 64(2), the authority must ask the Board for its opinion.",
+     "the source says Article 64(1), the claim Article 64(2)"),
+    ("As described in Section 5, the identifier refers to a general OAuth 2.0 feature.",
+     "As Section 3 describes, the identifier refers to a general OAuth 2.0 feature.",
+     "the source says Section 5, the claim Section 3"),
+    ("Member States shall assess and update the resource requirements on an annual basis.",
+     "Every two years, Member States must assess and update the resource requirements.",
+     "the source says annual, the claim Every two years"),
+    ("The board shall meet twice a year.", "The board must meet every month.",
+     "the source says twice a year, the claim every month"),
+    ("One or more Unitholders present at the adjourned meeting will form a quorum.",
+     "A quorum at the adjourned meeting is formed only by two or more Unitholders present.",
+     "the source says One or more Unitholders, the claim two or more Unitholders"),
+])
+def test_another_reference_frequency_or_open_count_is_a_number_conflict(sentence, claim, said):
+    assert [(c.kind, c.reason) for c in contradiction.conflicts(sentence, claim)] == [("number", said)]
+
+
+@pytest.mark.parametrize("sentence, claim", [
+    ("They must comply with COBS Rules 17.7 or 17.8 respectively.",
+     "They must comply with COBS Rule 17.7 or COBS Rule 17.8 respectively."),
+    ("The authority shall decide within 30 days of Article 5 applying.",
+     "Within 30 days of Article 5 applying, the authority must decide."),
+    ("Member States shall assess the requirements on an annual basis.",
+     "Every year, Member States must assess the requirements."),
+])
+def test_the_same_reference_count_or_frequency_in_other_words_is_no_conflict(sentence, claim):
+    assert contradiction.conflicts(sentence, claim) == []
+
+
+def test_another_reference_is_no_contradiction_when_the_source_cites_the_claim_s_one_elsewhere():
+    text = ("The Court reviews decisions of quasi-judicial agencies under Rule 43. "
+            "It also hears petitions for certiorari under Rule 65.")
+    claim = "Under Rule 65, the Court reviews the decisions of quasi-judicial agencies."
+    assert contradiction.conflicts(text.split(". ")[0] + ".", claim)  # the closest sentence alone differs
+    assert contradiction.find(claim, [text]) is None
+    # the scorer's quote citing another article is not "another number" by itself
+    assert contradiction.numeric_conflicts(text.split(". ")[0] + ".", claim) == []
