@@ -14,7 +14,7 @@ Questions (``eval/questions/*.jsonl``):
   - an unanswerable question has ``missing`` and ``why``, and each regex in ``absent`` matches
     nowhere in the corpus (case-insensitive): the grep recorded in ``why`` still comes back empty.
 Claims (``eval/claims/perturbed.jsonl``, ``eval/claims/paraphrases.jsonl``, ``fresh_paraphrases.jsonl``,
-``fresh_claims2.jsonl`` … ``fresh_claims6.jsonl``):
+``fresh_claims2.jsonl`` … ``fresh_claims7.jsonl``):
   - every ``source_sentence`` occurs verbatim in its unit's text (a python ``in`` test);
   - a perturbed claim has ``source_sentence == text[start:start + len]``, and re-applying
     ``changed`` at ``changed.at`` (whitespace collapsed, a dropped leading condition
@@ -188,7 +188,8 @@ def main() -> int:
     for kind, name in (("perturbed", "perturbed.jsonl"), ("paraphrase", "paraphrases.jsonl"),
                        ("paraphrase", "fresh_paraphrases.jsonl"), ("hand", "fresh_claims2.jsonl"),
                        ("hand", "fresh_claims3.jsonl"), ("hand", "fresh_claims4.jsonl"),
-                       ("hand", "fresh_claims5.jsonl"), ("hand", "fresh_claims6.jsonl")):
+                       ("hand", "fresh_claims5.jsonl"), ("hand", "fresh_claims6.jsonl"),
+                       ("hand", "fresh_claims7.jsonl")):
         path = HERE / name
         if not path.exists():
             problems.append(f"{name}: missing")

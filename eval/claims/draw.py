@@ -4,8 +4,9 @@
 
 Per corpus, the units are shuffled with the seed and each gives at most one sentence: the first, in the
 unit's order, that has a normative word (shall, must, should, may, is required to, ...), is 90-280
-characters long, passes :func:`eval.claims.make_perturbations.usable` and is the source sentence of no
-claim file in ``eval/claims`` (nor of an earlier draw in ``briefs/``). The draw reads the corpora under
+characters long, passes :func:`eval.claims.make_perturbations.usable`, is not boilerplate that three or
+more units write (:func:`boilerplate`) and is the source sentence of no claim file in ``eval/claims`` (nor
+of an earlier draw in ``briefs/``). The draw reads the corpora under
 ``ANCHOR_BENCH_DATA`` and nothing else; two runs with one seed give the same lines.
 """
 
@@ -40,12 +41,28 @@ def used() -> set[str]:
     return out
 
 
+def _template(sentence: str) -> str:
+    """A sentence with its numbers and addresses blanked: what two units' boilerplate shares."""
+    return re.sub(r"<[^>]*>|\S*\d\S*", "#", ws(sentence))
+
+
+def boilerplate(units: list[tuple[str, str]], at_least: int = 3) -> set[str]:
+    """Templates of the sentences that at least ``at_least`` units write (an RFC's status-of-this-memo lines,
+    a PEP's copyright line): the same words in every document, not a rule anyone would restate."""
+    count: dict[str, int] = {}
+    for _, text in units:
+        for t in {_template(text[s.start:s.end]) for s in sentences(text)}:
+            count[t] = count.get(t, 0) + 1
+    return {t for t, n in count.items() if n >= at_least}
+
+
 def draw(seed: int, per_corpus: int) -> list[dict]:
     taken = used()
     rows = []
     for name in NAMES:
         path = CORPORA / name
         units = [(u.unit_id, u.text) for u in get_adapter(name).load(path).units]
+        common = boilerplate(units)
         random.Random(f"{seed}-{name}").shuffle(units)
         got = 0
         for unit_id, text in units:
@@ -53,7 +70,8 @@ def draw(seed: int, per_corpus: int) -> list[dict]:
                 break
             for s in sentences(text):
                 raw = text[s.start:s.end]
-                if 90 <= len(ws(raw)) <= 280 and NORMATIVE.search(raw) and usable(raw) and ws(raw) not in taken:
+                if 90 <= len(ws(raw)) <= 280 and NORMATIVE.search(raw) and usable(raw) and ws(raw) not in taken \
+                        and _template(raw) not in common:
                     got += 1
                     taken.add(ws(raw))
                     rows.append({"n": f"{name}-{got:02d}", "corpus": name, "unit_id": unit_id,
