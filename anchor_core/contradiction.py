@@ -813,10 +813,10 @@ def _main_modal(toks: list[Token]) -> _Modal | None:
     return None  # every norm sits in a subordinate clause: no main actor to read
 
 
-def _agent(toks: list[Token], m: _Modal | None) -> set[str] | None:
-    """Content keys of who acts in the norm of ``m``, the sentence's main modal (:func:`_main_modal`): the
-    subject before it, or the "by …" phrase of a passive ("must be treated by an Authorised Person"); ``None``
-    when unknown."""
+def _agent(toks: list[Token], m: _Modal | None) -> list[str] | None:
+    """Content keys of who acts in the norm of ``m``, the sentence's main modal (:func:`_main_modal`), in
+    order (the last is the head noun): the subject before it, or the "by …" phrase of a passive ("must be
+    treated by an Authorised Person"); ``None`` when unknown."""
     if m is None:
         return None
     a, b = _clause_bounds(toks, m.pos)
@@ -830,20 +830,20 @@ def _agent(toks: list[Token], m: _Modal | None) -> set[str] | None:
         by = next((j for j in range(k + 1, b + 1) if toks[j].text.lower() == "by"), None)
         if by is None:
             return None
-        keys: set[str] = set()
+        keys: list[str] = []
         for t in toks[by + 1:by + 6]:
             if t.kind != "word" or (not t.content and keys):
                 break
-            if t.content:
-                keys.add(t.key)
+            if t.content and t.key not in keys:
+                keys.append(t.key)
         return keys or None
     start = a
     for j in range(m.pos - 1, a - 1, -1):  # the subject: back to the clause break before the modal
         if toks[j].text in {",", "("}:
             start = j + 1
             break
-    subject = {toks[j].key for j in range(start, m.pos)
-               if toks[j].content and toks[j].kind == "word" and not _is_neg(toks, j)}
+    subject = list(dict.fromkeys(toks[j].key for j in range(start, m.pos)
+                                 if toks[j].content and toks[j].kind == "word" and not _is_neg(toks, j)))
     return subject or None
 
 
@@ -861,24 +861,68 @@ def _actors(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
     - an actor the source sentence never names in place of its own ("must be set up by the Board" / "The AI
       Office shall establish"; "it is the provider who must" / "the deployer shall")."""
     sm, cm = _main_modal(stoks), _main_modal(ctoks)
-    sa, ca = _agent(stoks, sm), _agent(ctoks, cm)
-    if not sa or not ca or sa & ca:
+    s_agent, c_agent = _agent(stoks, sm), _agent(ctoks, cm)
+    s_all = {t.key for t in stoks}
+    if sm is not None and not s_agent and c_agent and _pronoun_subject(stoks, sm) and not set(c_agent) & s_all:
+        # "When the server issues the code, it MUST associate" / "the client MUST associate": the pronoun stands
+        # for someone the sentence names before it, and the claim's actor is nobody the sentence names
+        return Conflict("actor", f"the source has “{stoks[sm.pos - 1].text}” (named earlier in the sentence) "
+                                 f"act, the claim {_keys_phrase(ctoks, set(c_agent))}", tuple(sorted(c_agent)))
+    if not s_agent or not c_agent:
         return None
-    s_all, c_all = {t.key for t in stoks}, {t.key for t in ctoks}
+    sa, ca = set(s_agent), set(c_agent)
+    if sa & ca:
+        return None
+    c_all = {t.key for t in ctoks}
     if sm is not None and cm is not None and sm.verb is not None and sm.verb == cm.verb and ca <= s_all \
             and sa <= c_all:
         return Conflict("actor", f"the source has {_keys_phrase(stoks, sa)} act, the claim "
                                  f"{_keys_phrase(ctoks, ca)}", tuple(sorted(ca)))
     sa, ca = sa - _DEICTIC, ca - _DEICTIC  # "The following" / "The items below" point, they name nobody
-    if not sa or not ca or ca & s_all:
+    if not sa or not ca or ca <= s_all:
+        return None
+    # Part of the claim's actor is written in the source: another actor only when the source's own actor (its
+    # head noun) is not in it ("the notified bodies" for "the relevant operators", beside "authorities or
+    # bodies"; not "the operators concerned" for "the relevant operators"), and when the claim's actor is a short
+    # noun phrase: a longer one is a clause read as a subject ("an independent party with the knowledge needed")
+    # A subject with no verb after its modal is what is required or allowed, not who acts ("tobacco and
+    # alcohol are not allowed").
+    if ca & s_all and (s_agent[-1] in ca or len(ca) > 3 or cm is None or cm.verb is None):
         return None
     return Conflict("actor", f"the source has {_keys_phrase(stoks, sa)} act, the claim {_keys_phrase(ctoks, ca)}",
                     tuple(sorted(ca)))
 
 
+_PRONOUNS = frozenset({"it", "they", "he", "she"})
+
+
+def _pronoun_subject(toks: list[Token], m: _Modal | None) -> bool:
+    """The main modal's subject is a pronoun alone, right before it, and the sentence names things before that
+    clause ("When the server issues the code, it MUST"), so the pronoun's antecedent is in the sentence; a
+    sentence that opens with "It shall" points to an earlier sentence, which is not read here."""
+    if m is None or m.pos < 2 or toks[m.pos - 1].text.lower() not in _PRONOUNS:
+        return False
+    if toks[m.pos - 2].text not in _CLAUSE_OPEN and toks[m.pos - 2].text.lower() not in {"and", "but", "then"}:
+        return False
+    return any(t.content and t.kind == "word" for t in toks[:m.pos - 2])
+
+
 def _keys_phrase(toks: list[Token], keys: set[str]) -> str:
+    """The words that write ``keys``: from the first of them through the run that follows it, each word one of
+    the keys or a function word ("the notified bodies", not on to a later "bodies")."""
     idx = [i for i, t in enumerate(toks) if t.key in keys]
-    return _np(toks, idx[0], idx[-1] + 1) if idx else "“?”"
+    if not idx:
+        return "“?”"
+    end, seen = idx[0], set()
+    for k in range(idx[0], len(toks)):
+        if toks[k].key in keys:
+            seen.add(toks[k].key)
+            end = k
+            if seen == keys:
+                break
+        elif toks[k].content or toks[k].kind != "word":
+            break
+    return _np(toks, idx[0], end + 1)
 
 
 def conflicts(sentence: str, claim: str) -> list[Conflict]:

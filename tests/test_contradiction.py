@@ -414,3 +414,37 @@ def test_another_reference_is_no_contradiction_when_the_source_cites_the_claim_s
     assert contradiction.find(claim, [text]) is None
     # the scorer's quote citing another article is not "another number" by itself
     assert contradiction.numeric_conflicts(text.split(". ")[0] + ".", claim) == []
+
+
+@pytest.mark.parametrize("sentence, claim, said", [
+    # another actor for a deontic "is required to", though a word of it ("bodies") is written elsewhere
+    ("The relevant operators shall cooperate as necessary with the market surveillance authority and with the "
+     "other national public authorities or bodies referred to in Article 77(1).",
+     "As necessary, the notified bodies are required to cooperate with the market surveillance authority and with "
+     "the other national public authorities or bodies referred to in Article 77(1).",
+     "the source has “the relevant operators” act, the claim “the notified bodies”"),
+    # a pronoun subject whose antecedent the sentence names, and an actor the sentence never names
+    ("When the server issues the authorization code in the authorization response, it MUST associate the "
+     "challenge with the authorization code so it can be verified later.",
+     "When the server issues the authorization code in the authorization response, the client MUST associate the "
+     "challenge with that code so that it can be verified later.",
+     "the source has “it” (named earlier in the sentence) act, the claim “the client”"),
+])
+def test_an_actor_the_source_does_not_give_the_norm_to(sentence, claim, said):
+    assert [(c.kind, c.reason) for c in contradiction.conflicts(sentence, claim)] == [("actor", said)]
+
+
+@pytest.mark.parametrize("sentence, claim", [
+    ("The relevant operators shall cooperate with the market surveillance authority.",
+     "The operators concerned are required to cooperate with the market surveillance authority."),
+    ("When the server issues the code, it MUST associate the challenge with the code.",
+     "When the server issues the code, the server MUST associate the challenge with the code."),
+    ("It shall notify the authority within 72 hours.", "The provider must notify the authority within 72 hours."),
+    ("New Order Amish may not use tobacco or alcohol.", "Tobacco and alcohol are also not allowed."),
+    ("This system shall be subject to regular review carried out by an independent party possessing the "
+     "necessary knowledge to carry out such review.",
+     "An independent party with the knowledge needed to carry out such a review must review this system on a "
+     "regular basis."),
+])
+def test_the_same_actor_in_other_words_or_no_actor_at_all_is_no_conflict(sentence, claim):
+    assert not [c for c in contradiction.conflicts(sentence, claim) if c.kind == "actor"]
