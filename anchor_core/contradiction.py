@@ -20,8 +20,8 @@ Steps, in this order:
 
    The two sentences are lined up word by word first; a modal that does not line up is matched by the verb
    it governs ("must not be treated by" / "must treat"). Deontic words count as modals ("is required to",
-   "is permitted to"; "is not required to", "need not" and "optional" lift an obligation and clash only with
-   "must").
+   "is permitted to"; "is not required to", "need not", "no need to", "under no obligation to" and "optional"
+   lift an obligation and clash only with "must" and "should").
 3. **Read as wholes, when lining up found nothing** (a contradiction reworded as a paraphrase is): a verb
    negated on one side and stated of something on the other with no negation or negative word anywhere in it
    ("is not meant to be displayed" / "is meant to be displayed"); a claim that says the rule holds whatever
@@ -164,15 +164,36 @@ def _clause_bounds(toks: list[Token], i: int) -> tuple[int, int]:
     return a, b
 
 
+def _have_to(toks: list[Token], i: int) -> bool:
+    """"has to register", "have to be registered": an obligation; not "has to do with", "has to be" + noun."""
+    nxt = [t.text.lower() for t in toks[i + 1:i + 4]]
+    if len(nxt) < 2 or nxt[0] != "to" or toks[i + 2].kind != "word":
+        return False
+    if nxt[1] == "be":
+        return len(nxt) == 3 and _participle(toks[i + 3].text)
+    return nxt[1] not in {"do"} | _AFTER_NEGATORS
+
+
 def _modals(toks: list[Token]) -> list[_Modal]:
     out: list[tuple[_Modal, bool]] = []
     for i, t in enumerate(toks):
         low = t.text.lower()
         base = _MODALS.get(low)
         before_neg = False
-        if base is None and t.key in _DEONTIC_WORDS and i > 0 and toks[i - 1].key in _COPULAS:
+        # the copula may stand an adverb away: "it is merely optional", "is expressly permitted"
+        cop = i - 2 if i > 1 and toks[i - 1].text.lower().endswith("ly") else i - 1
+        if base is None and t.key in _DEONTIC_WORDS and cop >= 0 and toks[cop].key in _COPULAS:
             base = _DEONTIC_WORDS[t.key]
-            before_neg = _is_neg(toks, i - 1)  # "is not required", "are not allowed"
+            before_neg = _is_neg(toks, cop)  # "is not required", "are not allowed"
+        if base is None and low in {"has", "have", "had"} and _have_to(toks, i):
+            # "has to be created", "have to register"; not "has to do with", nor a relative clause ("information
+            # that has to be notified", a description as "required to be notified" is); "do not have to" lifts one
+            if i > 0 and toks[i - 1].text.lower() in {"that", "which", "who"}:
+                continue
+            base = "optional" if i > 0 and _is_neg(toks, i - 1) else "must"
+        if base is None and low in {"need", "obligation"} and i > 0 and toks[i - 1].text.lower() == "no" and \
+                i + 1 < len(toks) and toks[i + 1].text.lower() == "to":
+            base = "optional"  # "have no need to keep", "are under no obligation to provide"
         if low == "need" and i + 1 < len(toks) and toks[i + 1].text.lower() == "not":
             base = "optional"
         if base is None:
@@ -192,7 +213,7 @@ def _modals(toks: list[Token]) -> list[_Modal]:
         if not neg and i > 0 and toks[i - 1].text.lower() in {"and", "or"} and out and out[-1][0].pos >= a:
             # "... and must deduct": a second predicate of the same subject, negated only if the first was by it.
             neg = subject_neg = out[-1][1]
-        elif not neg:
+        elif not neg and base != "optional":
             # "No person shall", "Neither the controller nor the processor may": a negator opening the subject.
             k = i - 1
             while k >= a and toks[k].text not in {",", "("}:
@@ -240,7 +261,8 @@ def _governed(toks: list[Token], i: int, end: int) -> str | None:
 _CLASH = {frozenset({"must", "not-must"}), frozenset({"may", "not-must"}), frozenset({"must", "not-may"}),
           frozenset({"may", "not-may"}), frozenset({"should", "not-should"}), frozenset({"must", "may"}),
           frozenset({"must", "not-should"}), frozenset({"should", "not-must"}),
-          frozenset({"must", "optional"})}  # "not required", "need not", "optional": no obligation either way
+          frozenset({"must", "optional"}), frozenset({"should", "optional"})}
+# "not required", "need not", "optional": no obligation either way, nor a recommendation ("SHOULD" / "OPTIONAL")
 _SAME = {frozenset({"not-must", "not-may"})}  # "shall not" and "may not" both forbid
 # "can", "could", "might" also state ability; read without alignment they are not a permission.
 _ABILITY = frozenset({"can", "could", "might", "cannot"})
@@ -306,8 +328,8 @@ def _clash(s: _Modal, c: _Modal) -> bool:
 
 
 def _modal_conflict(stoks: list[Token], ctoks: list[Token], s: _Modal, c: _Modal) -> Conflict:
-    kind: Kind = "modality" if frozenset({s.force, c.force}) in {frozenset({"must", "may"}),
-                                                                  frozenset({"must", "optional"})} else "negation"
+    kind: Kind = "modality" if frozenset({s.force, c.force}) in {
+        frozenset({"must", "may"}), frozenset({"must", "optional"}), frozenset({"should", "optional"})} else "negation"
     return Conflict(kind, f"the source says “{_phrase(stoks, s)}”, the claim “{_phrase(ctoks, c)}”")
 
 
@@ -317,6 +339,8 @@ def _phrase(toks: list[Token], m: _Modal) -> str:
         b = m.pos + 1 if toks[m.pos].text.lower() == "need" else m.pos
         return " ".join(t.text for t in toks[a:b + 1])
     words = [toks[m.pos].text]
+    if toks[m.pos].text.lower() in {"has", "have", "had"}:
+        words.append("to")  # "has to"
     j = m.pos + 1
     while j < len(toks) and j <= m.pos + 2 and toks[j].text.lower() in _AFTER_NEGATORS and _is_neg(toks, j):
         words.append(toks[j].text)
@@ -947,7 +971,49 @@ def conflicts(sentence: str, claim: str) -> list[Conflict]:
     return found
 
 
-REWORDED = [_polarity, _unconditional, _added_exception, _actors]
+def _clause_keys(toks: list[Token], m: _Modal) -> set[str]:
+    """Content keys of the stretch a modal stands in, the modal and negators left out: between the commas
+    around it, else (too few words to match) the clause, else the whole sentence ("..., is optional")."""
+    def keys(a: int, b: int) -> set[str]:
+        return {toks[k].key for k in range(a, b + 1) if toks[k].content and toks[k].kind == "word" and k != m.pos
+                and toks[k].text.lower() not in _MODALS and toks[k].key not in _DEONTIC_WORDS
+                and not _is_neg(toks, k)}
+
+    a = m.pos
+    while a > 0 and toks[a - 1].text not in {",", ";", ":", "."}:
+        a -= 1
+    b = m.pos
+    while b + 1 < len(toks) and toks[b + 1].text not in {",", ";", ":", "."}:
+        b += 1
+    for lo, hi in ((a, b), _clause_bounds(toks, m.pos), (0, len(toks) - 1)):
+        found = keys(lo, hi)
+        if len(found) >= 3:
+            return found
+    return found
+
+
+def _forces(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
+    """A modal force the source does not give the same clause, matched by the clause's words rather than word
+    by word: "... MUST contain an "iss" claim" / "including an "iss" claim ... is optional"; "are optional" /
+    "are required". The source clause that shares most of the claim clause's words decides, and the two must
+    share most of the shorter one's words."""
+    sms = _modals(stoks)
+    for c in _modals(ctoks):
+        ck = _clause_keys(ctoks, c)
+        best, best_share = None, (0.0, 0.0)
+        for s in sms:
+            sk = _clause_keys(stoks, s)
+            shared = len(ck & sk)
+            # of the shorter one's words, then (a tie) of the longer one's
+            share = (shared / min(len(ck), len(sk)), shared / max(len(ck), len(sk))) if ck and sk else (0.0, 0.0)
+            if shared >= 3 and share > best_share:
+                best, best_share = s, share
+        if best is not None and best_share[0] >= 0.6 and _clash(best, c) and "optional" in (best.force, c.force):
+            return _modal_conflict(stoks, ctoks, best, c)
+    return None
+
+
+REWORDED = [_polarity, _unconditional, _added_exception, _actors, _forces]
 
 
 def numeric_conflicts(sentence: str, claim: str) -> list[Conflict]:

@@ -448,3 +448,44 @@ def test_an_actor_the_source_does_not_give_the_norm_to(sentence, claim, said):
 ])
 def test_the_same_actor_in_other_words_or_no_actor_at_all_is_no_conflict(sentence, claim):
     assert not [c for c in contradiction.conflicts(sentence, claim) if c.kind == "actor"]
+
+
+@pytest.mark.parametrize("sentence, claim, said", [
+    ('The signed metadata MUST be digitally signed and MUST contain an "iss" (issuer) claim denoting the party '
+     'attesting to the claims in the signed metadata.',
+     'Signed metadata must be digitally signed, but including an "iss" (issuer) claim identifying the party '
+     'attesting to its claims is optional.',
+     "the source says “MUST”, the claim “optional”"),
+    ("The blank line above the first list item is required; blank lines between list items are optional.",
+     "Blank lines between list items are required, just as the blank line above the first list item is.",
+     "the source says “optional”, the claim “required”"),
+    ("As such, the code verifier has to be created in such a manner that it is cryptographically random.",
+     "Accordingly, generating the code verifier so that it is cryptographically random is optional.",
+     "the source says “has to”, the claim “optional”"),
+    ("Additional methods can be added, but those described in this document should always be present.",
+     "Further methods can be added, and it is merely optional for the methods described in this document to be "
+     "present.",
+     "the source says “should”, the claim “optional”"),
+    ("Third-party applications are required to store the resource owner's credentials for future use.",
+     "Third-party applications have no need to keep the resource owner's credentials for future use.",
+     "the source says “required”, the claim “no need to”"),
+    ("Per Section 6 of RFC 7595, registration of domain-based URI schemes with IANA is not required.",
+     "Under Section 6 of RFC 7595, domain-based URI schemes have to be registered with IANA.",
+     "the source says “not required”, the claim “have to”"),
+])
+def test_an_obligation_stated_as_optional_or_the_reverse_in_other_words(sentence, claim, said):
+    assert [(c.kind, c.reason) for c in contradiction.conflicts(sentence, claim)] == [("modality", said)]
+
+
+@pytest.mark.parametrize("sentence, claim", [
+    ("Per Section 6 of RFC 7595, registration of domain-based URI schemes with IANA is not required.",
+     "Under Section 6 of RFC 7595, domain-based URI schemes do not have to be registered with IANA."),
+    ('The "scope" value is intended for programmatic use and is not meant to be displayed to end-users.',
+     'The "scope" value is meant to be used by programs, not to be shown to end-users.'),
+    ("The issue has to do with the scope of the token.", "The issue concerns the scope of the token."),
+    ("A Listed Entity must take reasonable care to ensure that information required to be notified is not false.",
+     "A Listed Entity is required to take reasonable care to make sure that information that has to be notified "
+     "is not false."),
+])
+def test_have_to_and_its_look_alikes_in_faithful_restatements(sentence, claim):
+    assert contradiction.conflicts(sentence, claim) == []
