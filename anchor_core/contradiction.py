@@ -1013,7 +1013,53 @@ def _forces(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
     return None
 
 
-REWORDED = [_polarity, _unconditional, _added_exception, _actors, _forces]
+# Groups of English words of one sense, and the pairs of groups of opposite sense: general English, the words
+# a person restating a rule reaches for ("does not decrease" / "is lowered", "must include" / "must exclude").
+# Words that are as often nouns or adjectives ("change controller", "a lower age") are left out.
+_SENSES = {
+    "up": "increase increased increases raise raised raises",
+    "down": "decrease decreased decreases reduce reduced reduces lowered lowers diminish diminished diminishes",
+    "in": "include included includes",
+    "out": "exclude excluded excludes",
+    "change": "alter altered alters modify modified modifies amend amended amends",
+    "affect": "affect affected affects",
+}
+_SENSE_OF = {stem(w): sense for sense, ws in _SENSES.items() for w in ws.split()}
+_OPPOSITE = {"up": "down", "down": "up", "in": "out", "out": "in"}
+
+
+def _sense_uses(toks: list[Token]) -> list[tuple[int, str, bool]]:
+    """(position, sense, negated) of each word of :data:`_SENSES`: negated when a negator stands in the three
+    words before it, in the same clause ("does not decrease", "is not altered", "shall not affect")."""
+    out = []
+    for i, t in enumerate(toks):
+        sense = _SENSE_OF.get(t.key) if t.kind == "word" else None
+        if sense is None:
+            continue
+        neg = False
+        for k in range(i - 1, max(-1, i - 4), -1):
+            if toks[k].text in _CLAUSE_OPEN:
+                break
+            if _is_neg(toks, k):
+                neg = True
+                break
+        out.append((i, sense, neg))
+    return out
+
+
+def _senses(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
+    """One word of a sense on each side, stated of opposite polarity in other words ("does not decrease" / "is
+    lowered") or of the opposite sense with one polarity ("must include" / "must exclude")."""
+    su, cu = _sense_uses(stoks), _sense_uses(ctoks)
+    if len(su) != 1 or len(cu) != 1:
+        return None  # several: which pairs with which is not read here
+    (i, s_sense, s_neg), (j, c_sense, c_neg) = su[0], cu[0]
+    if (s_sense == c_sense and s_neg != c_neg) or (_OPPOSITE.get(s_sense) == c_sense and s_neg == c_neg):
+        return Conflict("negation", f"the source says “{_around(stoks, i)}”, the claim “{_around(ctoks, j)}”")
+    return None
+
+
+REWORDED = [_polarity, _unconditional, _added_exception, _actors, _forces, _senses]
 
 
 def numeric_conflicts(sentence: str, claim: str) -> list[Conflict]:

@@ -489,3 +489,31 @@ def test_an_obligation_stated_as_optional_or_the_reverse_in_other_words(sentence
 ])
 def test_have_to_and_its_look_alikes_in_faithful_restatements(sentence, claim):
     assert contradiction.conflicts(sentence, claim) == []
+
+
+@pytest.mark.parametrize("sentence, claim, said", [
+    ("(b) the deletion does not decrease the overall level of protection of health and safety.",
+     "(b) the overall level of protection of health and safety is lowered as a result of the deletion.",
+     "the source says “not decrease the”, the claim “is lowered as”"),
+    ("In relation to the rate of discount, the scenarios must include the weighted average cost of capital;",
+     "The scenarios must exclude the weighted average cost of capital as a rate of discount;",
+     "the source says “must include the”, the claim “must exclude the”"),
+    ("The withdrawal of consent shall not affect the lawfulness of processing based on consent before its "
+     "withdrawal.",
+     "Where consent is withdrawn, that withdrawal affects the lawfulness of processing that was based on the "
+     "consent before it was withdrawn.",
+     "the source says “not affect the”, the claim “withdrawal affects the”"),
+])
+def test_the_opposite_said_in_other_words(sentence, claim, said):
+    assert [(c.kind, c.reason) for c in contradiction.conflicts(sentence, claim)] == [("negation", said)]
+
+
+@pytest.mark.parametrize("sentence, claim", [
+    ("(b) the deletion does not decrease the overall level of protection.",
+     "(b) the overall level of protection is not lowered by the deletion."),
+    ("Change Controller: IESG", "The IESG acts as change controller."),
+    ("Member States may provide by law for a lower age, which shall not be below 13 years.",
+     "Member States may by law set a lower age, as long as it is not below 13 years."),
+])
+def test_the_same_sense_in_other_words_is_no_conflict(sentence, claim):
+    assert contradiction.conflicts(sentence, claim) == []
