@@ -164,6 +164,15 @@ def _clause_bounds(toks: list[Token], i: int) -> tuple[int, int]:
     return a, b
 
 
+_LY_VERBS = frozenset({"apply", "comply", "supply", "reply", "imply", "multiply", "rely", "ally"})
+
+
+def _adverb(word: str) -> bool:
+    """An "-ly" adverb ("promptly", "merely"), not a verb that ends so ("apply", "comply", "rely")."""
+    low = word.lower()
+    return low.endswith("ly") and len(low) > 4 and low not in _LY_VERBS
+
+
 def _have_to(toks: list[Token], i: int) -> bool:
     """"has to register", "have to be registered": an obligation; not "has to do with", "has to be" + noun."""
     nxt = [t.text.lower() for t in toks[i + 1:i + 4]]
@@ -181,7 +190,7 @@ def _modals(toks: list[Token]) -> list[_Modal]:
         base = _MODALS.get(low)
         before_neg = False
         # the copula may stand an adverb away: "it is merely optional", "is expressly permitted"
-        cop = i - 2 if i > 1 and toks[i - 1].text.lower().endswith("ly") else i - 1
+        cop = i - 2 if i > 1 and _adverb(toks[i - 1].text) else i - 1
         if base is None and t.key in _DEONTIC_WORDS and cop >= 0 and toks[cop].key in _COPULAS:
             base = _DEONTIC_WORDS[t.key]
             before_neg = _is_neg(toks, cop)  # "is not required", "are not allowed"
@@ -250,7 +259,7 @@ def _governed(toks: list[Token], i: int, end: int) -> str | None:
             k, paren = close + 1, True
             continue
         if t.kind != "word" or _is_neg(toks, k) or low in _NOT_VERBS or t.key in _NOT_VERBS or \
-                (low.endswith("ly") and len(low) > 4) or not t.content or \
+                _adverb(low) or not t.content or \
                 (low == "longer" and toks[k - 1].text.lower() == "no"):  # "can no longer move"
             k, skipped = k + 1, skipped + 1
             continue
@@ -374,6 +383,10 @@ def _negation(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
         if (s_neg and not c_any) or (c_neg and not s_any):
             if _negates_alike(stoks, ctoks, s_neg[0]) if s_neg else _negates_alike(ctoks, stoks, c_neg[0]):
                 continue
+            negated, other = (stoks, ctoks) if s_neg else (ctoks, stoks)
+            if any(t.text.lower() in {"unless", "except", "without"} for t in negated) and \
+                    any(t.text.lower() == "only" for t in other):
+                continue  # "shall not be processed unless Y" / "may be processed only if Y": one restriction
             if s_neg:
                 return Conflict("negation",
                                 f"the source says “{_around(stoks, s_neg[0])}”, the claim does not negate it")
@@ -712,6 +725,7 @@ _ENUMERATOR = re.compile(r"^\s*(?:\d{1,3}\.(?=\s)|\(\d{1,3}\)|\([a-z]{1,4}\))\s*
 _NEGATIVE_WORDS = frozenset(stem(w) for w in (
     "only unless except without never none neither nor cease ceases exempt refrain avoid other "
     "absent lacking fails failure longer outside beyond insufficient insufficiently").split()) | IMPLICIT_NEGATIVES
+_EXCEPTION_MARKERS = frozenset({"unless", "except", "without", "until", "save", "otherwise", "other", "before"})
 # Phrases by which a claim says a rule holds whatever the condition.
 _UNCONDITIONAL = (("even", "if"), ("even", "where"), ("even", "when"), ("even", "with"), ("even", "though"),
                   ("even", "after"), ("even", "before"), ("even", "in"), ("regardless",), ("irrespective",),
@@ -725,10 +739,14 @@ def _polarity(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
     """A verb or adjective negated on one side ("will not relieve", "is not meant") and stated on the other with
     no negation, negative word or restriction anywhere in it ("is relieved", "is meant", reordered)."""
     for toks, other, says in ((stoks, ctoks, "source"), (ctoks, stoks, "claim")):
-        if any(_is_neg(other, j) or (other[j].text.lower() != "without" and (
-                other[j].key in _NEGATIVE_WORDS or other[j].text.lower() in _NEGATIVE_WORDS))
-               for j in range(len(other))):
-            continue  # ("without prejudice" is no negation: _is_neg says so)
+        blockers = {other[j].text.lower() for j in range(len(other)) if _is_neg(other, j) or (
+            other[j].text.lower() != "without" and (other[j].key in _NEGATIVE_WORDS
+                                                   or other[j].text.lower() in _NEGATIVE_WORDS))}
+        # ("without prejudice" is no negation: _is_neg says so.) A restriction ("only") restates a negation
+        # with an exception ("shall not X unless Y" / "may X only if Y"); against a negation with none it
+        # reverses it ("shall not apply to P" / "applies only to P").
+        if blockers and not (blockers == {"only"} and not any(t.text.lower() in _EXCEPTION_MARKERS for t in toks)):
+            continue
         for i, t in enumerate(toks):
             low = t.text.lower()
             if not ((low in {"not", "never", "cannot"} or low.endswith("n't")) and _is_neg(toks, i)):
@@ -750,9 +768,14 @@ _ADVERBS = _NOT_VERBS - _AUXILIARIES  # "is also stated", "is then relieved"
 
 
 def _predicate(toks: list[Token], j: int) -> bool:
-    """The word at ``j`` is stated of something: an auxiliary or modal just before it (an adverb between)."""
+    """The word at ``j`` is stated of something: an auxiliary or modal just before it (an adverb between), or a
+    present-tense verb right after its subject ("That right applies only to")."""
+    low = toks[j].text.lower()
+    if j > 0 and low.endswith("s") and not low.endswith("ss") and toks[j].key != low and toks[j - 1].content \
+            and toks[j - 1].kind == "word" and not toks[j - 1].text.lower().endswith("s"):
+        return True
     k = j - 1
-    while k >= 0 and k >= j - 3 and (toks[k].text.lower().endswith("ly") or toks[k].text.lower() in _ADVERBS):
+    while k >= 0 and k >= j - 3 and (_adverb(toks[k].text) or toks[k].text.lower() in _ADVERBS):
         k -= 1
     return k >= 0 and toks[k].text.lower() in _AUXILIARIES
 
@@ -846,7 +869,7 @@ def _agent(toks: list[Token], m: _Modal | None) -> list[str] | None:
     a, b = _clause_bounds(toks, m.pos)
     k = m.pos + 1
     while k <= b and (_is_neg(toks, k) or toks[k].text.lower() in _NOT_VERBS or not toks[k].content
-                      or toks[k].text.lower().endswith("ly")):  # "can each be issued", "must promptly be"
+                      or _adverb(toks[k].text)):  # "can each be issued", "must promptly be"
         k += 1
     passive = k > m.pos + 1 and any(toks[j].key == "be" for j in range(m.pos + 1, k)) and k <= b and \
         _participle(toks[k].text)

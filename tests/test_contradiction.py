@@ -502,7 +502,8 @@ def test_have_to_and_its_look_alikes_in_faithful_restatements(sentence, claim):
      "withdrawal.",
      "Where consent is withdrawn, that withdrawal affects the lawfulness of processing that was based on the "
      "consent before it was withdrawn.",
-     "the source says “not affect the”, the claim “withdrawal affects the”"),
+     # (the polarity judge reads it first since 'affects' right after its subject is stated of it)
+     "the source says “shall not affect”, the claim states it without a negation"),
 ])
 def test_the_opposite_said_in_other_words(sentence, claim, said):
     assert [(c.kind, c.reason) for c in contradiction.conflicts(sentence, claim)] == [("negation", said)]
@@ -517,3 +518,23 @@ def test_the_opposite_said_in_other_words(sentence, claim, said):
 ])
 def test_the_same_sense_in_other_words_is_no_conflict(sentence, claim):
     assert contradiction.conflicts(sentence, claim) == []
+
+
+def test_a_rule_said_not_to_apply_is_contradicted_by_applying_only_there():
+    sentence = ("That right shall not apply to processing necessary for the performance of a task carried out in "
+                "the public interest.")
+    claim = ("That right applies only to processing that is necessary for the performance of a task carried out "
+             "in the public interest.")
+    assert [(c.kind, c.reason) for c in contradiction.conflicts(sentence, claim)] == [
+        ("negation", "the source says “shall not apply”, the claim states it without a negation")]
+
+
+def test_a_negation_with_an_exception_restated_as_a_restriction_is_no_conflict():
+    assert contradiction.conflicts("Personal data shall not be processed unless the data subject has given consent.",
+                                   "Personal data may be processed only if the data subject has given consent.") == []
+
+
+@pytest.mark.parametrize("word, adverb", [("apply", False), ("comply", False), ("promptly", True), ("merely", True),
+                                          ("rely", False)])
+def test_verbs_ending_in_ly_are_not_adverbs(word, adverb):
+    assert contradiction._adverb(word) is adverb
