@@ -503,6 +503,8 @@ def _frequencies(toks: list[Token]) -> list[tuple[float, str]]:
     low = [t.text.lower() for t in toks]
     for i, w in enumerate(low):
         if w in _FREQUENCY_WORDS:
+            if i > 0 and toks[i].text[:1].isupper():
+                continue  # part of a name ("the Football Weekly podcast", "the Annual Report")
             out.append((float(_FREQUENCY_WORDS[w]), toks[i].text))
         elif w == "every" and i + 1 < len(toks):
             n, k = 1.0, i + 1

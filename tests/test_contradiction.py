@@ -538,3 +538,9 @@ def test_a_negation_with_an_exception_restated_as_a_restriction_is_no_conflict()
                                           ("rely", False)])
 def test_verbs_ending_in_ly_are_not_adverbs(word, adverb):
     assert contradiction._adverb(word) is adverb
+
+
+def test_a_frequency_word_in_a_name_is_no_frequency():
+    assert contradiction.conflicts(
+        "Ollie Holt presented the show twice a week and stood in for the host of the Football Weekly podcast.",
+        "He was a regular substitute presenter on the Guardian's Football Weekly podcast.") == []
