@@ -431,7 +431,14 @@ FRESH_FILES = (
      "Sentences drawn with seed 42 (16 per corpus), one faithful paraphrase each and ten hand-written "
      "contradicting paraphrases per corpus, written by a helper on 3 Dec 2026 and committed (03a314b) before its "
      "first run, which is the table below (session 40, on 02f3464: all three batches of session 39's rules, the "
-     "third one, fewer false conflicts, measured here for the first time); nobody read it before."),
+     "third one, fewer false conflicts, measured here for the first time); nobody read it before. Session 40 then "
+     "wrote rules from its errors and from those of the earlier files, so the table below is in-sample."),
+    ("fresh_claims7.jsonl", "Seventh file: 79 paraphrases and 50 contradicting paraphrases",
+     "Sentences drawn with seed 43 by `eval/claims/draw.py` (16 per corpus, the RFCs 15), written by helpers on 4 "
+     "Dec 2026 from a brief that also asks for contradictions without the contrastive templates of the earlier "
+     "files, committed (0ceb9c1) before its first run, which is the table below, on session 40's final "
+     "contradiction code (references, frequencies, actors of deontic and pronoun subjects, 'optional' against "
+     "obligations, opposite senses, 'shall not apply' against 'applies only'); nobody read it before."),
 )
 
 
