@@ -552,11 +552,11 @@ def _month(toks: list[Token], i: int) -> bool:
                                                            for k in (i - 1, i + 1)))
 
 
-def _numbers(stoks: list[Token], ctoks: list[Token], references: bool = True) -> Conflict | None:
+def _numbers(stoks: list[Token], ctoks: list[Token], about_it: bool = True) -> Conflict | None:
     """A number, year or month of the claim where the source states another one: at the same place in the
-    same wording, (counts only) before the same counted word ("30 days" vs "60 days"), or (with
-    ``references``) in a reference with the same head ("Article 64(1)" vs "Article 64(2)"); or another
-    frequency ("annually" vs "every two years")."""
+    same wording, or (counts only) before the same counted word ("30 days" vs "60 days"). With ``about_it``
+    (the sentence is the one the claim is about, not just one a scorer quoted) also a reference with the same
+    head ("Article 64(1)" vs "Article 64(2)") and another frequency ("annually" vs "every two years")."""
     s_keys = {t.key for t in stoks if t.kind == "number"}
     where = _aligned([t.key for t in stoks], [t.key for t in ctoks])
     for j, t in enumerate(ctoks):
@@ -575,7 +575,7 @@ def _numbers(stoks: list[Token], ctoks: list[Token], references: bool = True) ->
                 sr, cr = _reference(stoks, i), _reference(ctoks, j)
                 return Conflict(kind, f"the source says {sr[1] if sr else _unit(stoks, i)}, "
                                       f"the claim {cr[1] if cr else _unit(ctoks, j)}")
-        ref = _reference(ctoks, j) if t.kind == "number" and references else None
+        ref = _reference(ctoks, j) if t.kind == "number" and about_it else None
         if ref is not None:
             head = ref[0].split()[0]
             others = [r for i in range(len(stoks)) if stoks[i].kind == "number"
@@ -588,7 +588,7 @@ def _numbers(stoks: list[Token], ctoks: list[Token], references: bool = True) ->
         for i in range(len(stoks)):
             if _is_count(stoks, i) and stoks[i].key != t.key and _unit_after(stoks, i) == unit:
                 return Conflict("number", f"the source says {_unit(stoks, i)}, the claim {_unit(ctoks, j)}")
-    return _frequency(stoks, ctoks)
+    return _frequency(stoks, ctoks) if about_it else None
 
 
 def _is_year(t: Token) -> bool:
@@ -1092,10 +1092,11 @@ def numeric_conflicts(sentence: str, claim: str) -> list[Conflict]:
     date. A paraphrase rewords modals, actors and conditions, and :func:`conflicts` on its own sentence
     calls those rewordings conflicts (:func:`find` weighs them against the other sentences); a different
     number or date in the sentence that supports a claim is one."""
-    # Another reference is left out: the sentence a scorer picked may cite other articles than the claim
-    # and still be the closest one; a reference conflict needs the sentence the claim is about (find).
+    # Another reference or frequency is left out: the sentence a scorer picked may cite other articles or say
+    # how often something else recurs and still be the closest one; those need the sentence the claim is about
+    # (find).
     c = _numbers(_words(_ENUMERATOR.sub("", sentence, count=1)), _words(_ENUMERATOR.sub("", claim, count=1)),
-                 references=False)
+                 about_it=False)
     return [c] if c is not None else []
 
 

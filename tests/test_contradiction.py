@@ -544,3 +544,10 @@ def test_a_frequency_word_in_a_name_is_no_frequency():
     assert contradiction.conflicts(
         "Ollie Holt presented the show twice a week and stood in for the host of the Football Weekly podcast.",
         "He was a regular substitute presenter on the Guardian's Football Weekly podcast.") == []
+
+
+def test_a_quoted_sentence_that_says_how_often_something_else_recurs_is_no_other_number():
+    # numeric_conflicts reads the sentence a scorer quoted, which may be about something else
+    assert contradiction.numeric_conflicts("The chair shall report to the Board annually.",
+                                           "The Board shall meet twice a year.") == []
+    assert contradiction.conflicts("The Board shall meet annually.", "The Board shall meet twice a year.")
