@@ -118,6 +118,12 @@ def _words(text: str) -> list[Token]:
     return [t for t in analyse(text) if t.kind != "punct" or t.text in _CLAUSE_OPEN]
 
 
+def _statement(text: str) -> list[Token]:
+    """The tokens of a sentence or claim as the judges read it: a paragraph or point number that opens it
+    ("6.", "(b)") is structure, not a number the text states."""
+    return _words(_ENUMERATOR.sub("", text, count=1))
+
+
 def _is_neg(toks: list[Token], i: int) -> bool:
     if not is_negator(toks, i):
         return False
@@ -154,12 +160,18 @@ class _Modal:
     exceptive: bool     # "shall not ... without": a prohibition that is really a conditional permission
 
 
-def _clause_bounds(toks: list[Token], i: int) -> tuple[int, int]:
+_CLAUSE_STOPS = frozenset({";", ".", ":"})
+_SEGMENT_STOPS = _CLAUSE_STOPS | {","}
+
+
+def _clause_bounds(toks: list[Token], i: int, stops: frozenset[str] = _CLAUSE_STOPS) -> tuple[int, int]:
+    """First and last token of the stretch around ``i`` between two of ``stops`` (by default the clause;
+    with :data:`_SEGMENT_STOPS` the stretch between commas)."""
     a = i
-    while a > 0 and toks[a - 1].text not in {";", ".", ":"}:
+    while a > 0 and toks[a - 1].text not in stops:
         a -= 1
     b = i
-    while b + 1 < len(toks) and toks[b + 1].text not in {";", ".", ":"}:
+    while b + 1 < len(toks) and toks[b + 1].text not in stops:
         b += 1
     return a, b
 
@@ -977,7 +989,7 @@ def _keys_phrase(toks: list[Token], keys: set[str]) -> str:
 def conflicts(sentence: str, claim: str) -> list[Conflict]:
     """What in ``sentence`` states otherwise than ``claim`` (empty when nothing does). A paragraph or point
     number that opens either ("6.", "(b)") is structure, not a number the text states."""
-    stoks, ctoks = _words(_ENUMERATOR.sub("", sentence, count=1)), _words(_ENUMERATOR.sub("", claim, count=1))
+    stoks, ctoks = _statement(sentence), _statement(claim)
     found = []
     for judge in (_modality, _negation, _numbers, _actor, _condition):
         c = judge(stoks, ctoks)
@@ -1004,13 +1016,7 @@ def _clause_keys(toks: list[Token], m: _Modal) -> set[str]:
                 and toks[k].text.lower() not in _MODALS and toks[k].key not in _DEONTIC_WORDS
                 and not _is_neg(toks, k)}
 
-    a = m.pos
-    while a > 0 and toks[a - 1].text not in {",", ";", ":", "."}:
-        a -= 1
-    b = m.pos
-    while b + 1 < len(toks) and toks[b + 1].text not in {",", ";", ":", "."}:
-        b += 1
-    for lo, hi in ((a, b), _clause_bounds(toks, m.pos), (0, len(toks) - 1)):
+    for lo, hi in (_clause_bounds(toks, m.pos, _SEGMENT_STOPS), _clause_bounds(toks, m.pos), (0, len(toks) - 1)):
         found = keys(lo, hi)
         if len(found) >= 3:
             return found
@@ -1095,8 +1101,7 @@ def numeric_conflicts(sentence: str, claim: str) -> list[Conflict]:
     # Another reference or frequency is left out: the sentence a scorer picked may cite other articles or say
     # how often something else recurs and still be the closest one; those need the sentence the claim is about
     # (find).
-    c = _numbers(_words(_ENUMERATOR.sub("", sentence, count=1)), _words(_ENUMERATOR.sub("", claim, count=1)),
-                 about_it=False)
+    c = _numbers(_statement(sentence), _statement(claim), about_it=False)
     return [c] if c is not None else []
 
 
