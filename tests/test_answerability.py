@@ -709,6 +709,15 @@ def test_a_word_that_opens_a_sentence_is_not_a_name():
         "data", "act", "gdpr", "openai"}
 
 
+def test_a_function_word_before_a_version_is_no_name():
+    """"When 3.2 came out" opens a sentence with a capitalised "When": the corpus need not write "When 3.2"."""
+    from anchor_core.ask.gate import versioned_names
+
+    q = "We still run Python 3.2. When 3.2 came out, how long was it maintained? Since 3.4, what changed?"
+    assert versioned_names(q) == ["Python 3.2"]
+    assert versioned_names("Until 2.7, and after TLS 1.3 and OAuth 2.1?") == ["TLS 1.3", "OAuth 2.1"]
+
+
 def test_a_version_the_corpus_never_writes_is_a_missing_name(tmp_path):
     """"OAuth 2.1" is another name than the "OAuth 2.0" a corpus covers: refused as a name the corpus
     never mentions, while the version it does write is answered from it."""

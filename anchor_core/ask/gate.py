@@ -134,10 +134,28 @@ def versioned_names(question: str) -> list[str]:
     the name, so a corpus that writes "OAuth 2.0" but never "OAuth 2.1" does not cover the second.
     A numbered part of a text ("Section 4.1", "Rule 3.2.1") is a reference, not a name.
 
+    A function word capitalised because it opens a sentence ("When 3.2 came out", "Since 3.4") names
+    nothing: the version after it stands alone.
+
     >>> versioned_names("Which grant types were removed in OAuth 2.1? See Section 4.1.")
     ['OAuth 2.1']
+    >>> versioned_names("Our service runs Python 3.2. When 3.2 came out, how long was it supported?")
+    ['Python 3.2']
     """
-    return [m.group(1) for m in _VERSIONED.finditer(question) if not _STRUCTURE.match(m.group(1))]
+    out = []
+    for m in _VERSIONED.finditer(question):
+        head = re.match(r"[A-Za-z]+", m.group(1))
+        word = head.group(0).lower() if head else ""
+        if _STRUCTURE.match(m.group(1)) or word in STOP_WORDS or word in QUESTION_WORDS or word in _SUBORDINATORS:
+            continue
+        out.append(m.group(1))
+    return out
+
+
+# conjunctions and prepositions that open a clause before a bare version ("Since 3.4", "Until 2.7"); the
+# rest ("when", "after", "in") are stop words already
+_SUBORDINATORS = frozenset("since until till once while whereas although though because unless whether upon "
+                           "prior per via".split())
 
 
 _TECHNICAL = re.compile(r"(?<![\w.@/-])(?:[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)*\.(?:toml|json|ya?ml|cfg|ini|txt|py|md|"
