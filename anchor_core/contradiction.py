@@ -79,12 +79,20 @@ _MONTHS = {m: i for i, m in enumerate(
     "january february march april may june july august september october november december".split(), start=1)}
 _DEONTIC_WORDS = {stem("required"): "must", stem("obliged"): "must", stem("obligated"): "must",
                   stem("permitted"): "may", stem("allowed"): "may",
-                  stem("empowered"): "may", stem("free"): "may", stem("optional"): "optional"}
+                  stem("empowered"): "may", stem("free"): "may", stem("optional"): "optional",
+                  stem("mandatory"): "must", stem("compulsory"): "must"}
 _PROHIBITIVE = frozenset(stem(w) for w in "prohibit prohibited prohibition forbid forbidden ban banned".split())
+# After a copula these forbid what follows: "are prohibited from treating" says "must not treat".
+_FORBIDDEN = frozenset(stem(w) for w in "prohibited forbidden barred banned precluded".split())
+# A choice left to someone: "free to decide whether to disclose", "has discretion over whether to disclose",
+# "may choose whether or not to" -- no obligation to disclose.
+_CHOICE = frozenset(stem(w) for w in "decide decides choose chooses discretion option elect determine".split())
+# Verbs that negate the verb after them when a modal governs them: "should avoid routing" says "should not route".
+_AVOID = frozenset(stem(w) for w in "avoid refrain abstain".split())
 # The words before a deontic word that make it one ("is required", "are not allowed", "being obliged").
 _COPULAS = frozenset({"is", "are", "be", "been", "being", "was", "were", "not", "also"})
 _SUBJECT_NEGATORS = frozenset({"no", "neither", "nor", "none", "nobody", "nothing"})
-_AFTER_NEGATORS = frozenset({"not", "never", "no"})
+_AFTER_NEGATORS = frozenset({"not", "never", "no", "neither"})  # "shall neither seek nor take"
 
 
 @dataclass(frozen=True)
@@ -206,6 +214,12 @@ def _modals(toks: list[Token]) -> list[_Modal]:
         if base is None and t.key in _DEONTIC_WORDS and cop >= 0 and toks[cop].key in _COPULAS:
             base = _DEONTIC_WORDS[t.key]
             before_neg = _is_neg(toks, cop)  # "is not required", "are not allowed"
+        if base is None and t.key in _FORBIDDEN and cop >= 0 and toks[cop].key in _COPULAS and \
+                i + 1 < len(toks) and toks[i + 1].text.lower() in {"from", "to"}:
+            # "are prohibited from treating", "is forbidden to use"; "is not prohibited from" permits
+            base, before_neg = ("may", False) if _is_neg(toks, cop) else ("must", True)
+        if base is None and low == "whether" and _chosen(toks, i):
+            base = "optional"  # "free to decide whether to disclose", "has discretion over whether to disclose"
         if base is None and low in {"has", "have", "had"} and _have_to(toks, i):
             # "has to be created", "have to register"; not "has to do with", nor a relative clause ("information
             # that has to be notified", a description as "required to be notified" is); "do not have to" lifts one
@@ -242,7 +256,17 @@ def _modals(toks: list[Token]) -> list[_Modal]:
                     neg = subject_neg = True
                     break
                 k -= 1
-        verb = _governed(toks, i, b)
+        # "whether or not to notify": the verb after the "to"
+        gov = next(k for k in range(i, min(i + 4, len(toks))) if toks[k].text.lower() == "to") \
+            if low == "whether" else i
+        verb = _governed(toks, gov, b)
+        if verb in _AVOID and not neg and base in {"must", "should"}:
+            # "should avoid routing", "shall refrain from using": the modal forbids the verb after ("may refrain"
+            # permits not doing it, which forbids nothing)
+            at = _governed_at(toks, i, b)
+            nxt = _governed(toks, at, b) if at is not None else None
+            if nxt is not None:
+                neg, verb = True, nxt
         # "may only be …", "shall be carried out only under …": an "only" next to the modal's verb phrase (not
         # "positional-only" earlier in the clause).
         restricted = any(toks[k].text.lower() == "only" for k in range(max(a, i - 2), min(b, i + 5) + 1))
@@ -256,10 +280,25 @@ _NOT_VERBS = frozenset({"be", "been", "being", "have", "has", "also", "always", 
                         "therefore", "thereby", "thus", "further", "either", "both", "do", "to"})
 
 
+def _chosen(toks: list[Token], i: int) -> bool:
+    """The "whether" at ``i`` opens a choice left to someone: "decide / choose / has discretion (over)
+    whether (or not) to" + verb."""
+    nxt = [t.text.lower() for t in toks[i + 1:i + 4]]
+    if not (nxt[:1] == ["to"] or nxt[:3] == ["or", "not", "to"]):
+        return False
+    return any(t.key in _CHOICE for t in toks[max(0, i - 3):i])
+
+
 def _governed(toks: list[Token], i: int, end: int) -> str | None:
     """Key of the verb the modal at ``i`` governs: the first content word after it within its clause (up to
     ``end``), past negators, auxiliaries, "-ly" adverbs and one parenthetical between commas ("shall, by
     written mandate, appoint" governs "appoint"; "must not be treated" governs "treat")."""
+    at = _governed_at(toks, i, end)
+    return toks[at].key if at is not None else None
+
+
+def _governed_at(toks: list[Token], i: int, end: int) -> int | None:
+    """Position of the verb :func:`_governed` names."""
     k, skipped, paren = i + 1, 0, False
     while k <= end and skipped < 4:
         t = toks[k]
@@ -275,7 +314,7 @@ def _governed(toks: list[Token], i: int, end: int) -> str | None:
                 (low == "longer" and toks[k - 1].text.lower() == "no"):  # "can no longer move"
             k, skipped = k + 1, skipped + 1
             continue
-        return t.key
+        return k
     return None
 
 
@@ -355,6 +394,11 @@ def _modal_conflict(stoks: list[Token], ctoks: list[Token], s: _Modal, c: _Modal
 
 
 def _phrase(toks: list[Token], m: _Modal) -> str:
+    if toks[m.pos].text.lower() == "whether":  # "free to decide whether", "has discretion over whether"
+        a = next(k for k in range(max(0, m.pos - 3), m.pos) if toks[k].key in _CHOICE)
+        return " ".join(t.text for t in toks[a:m.pos + 1])
+    if toks[m.pos].key in _FORBIDDEN:  # "prohibited from", "forbidden to"
+        return " ".join(t.text for t in toks[m.pos:m.pos + 2])
     if m.force == "optional":  # "not required", "need not", "optional"
         a = m.pos - 1 if m.pos > 0 and _is_neg(toks, m.pos - 1) else m.pos
         b = m.pos + 1 if toks[m.pos].text.lower() == "need" else m.pos
@@ -366,6 +410,9 @@ def _phrase(toks: list[Token], m: _Modal) -> str:
     while j < len(toks) and j <= m.pos + 2 and toks[j].text.lower() in _AFTER_NEGATORS and _is_neg(toks, j):
         words.append(toks[j].text)
         j += 1
+    avoid = next((k for k in range(m.pos + 1, min(m.pos + 4, len(toks))) if toks[k].key in _AVOID), None)
+    if m.force.startswith("not-") and len(words) == 1 and avoid is not None:
+        return " ".join(t.text for t in toks[m.pos:avoid + 1])  # "should avoid", "shall refrain"
     if m.force.startswith("not-") and len(words) == 1 and m.pos > 0:
         k = m.pos - 1
         while k >= 0 and not _is_neg(toks, k):
@@ -744,7 +791,11 @@ _EXCEPTION_MARKERS = frozenset({"unless", "except", "without", "until", "save", 
 _UNCONDITIONAL = (("even", "if"), ("even", "where"), ("even", "when"), ("even", "with"), ("even", "though"),
                   ("even", "after"), ("even", "before"), ("even", "in"), ("regardless",), ("irrespective",),
                   ("whether", "or", "not"), ("in", "all", "cases"), ("in", "every", "case"), ("in", "any", "case"),
-                  ("at", "all", "times"), ("in", "any", "event"), ("always",), ("unconditionally",))
+                  ("at", "all", "times"), ("in", "any", "event"), ("always",), ("unconditionally",),
+                  ("without", "any", "conditions"), ("without", "any", "condition"), ("without", "conditions"),
+                  ("with", "no", "conditions"), ("without", "being", "subject", "to", "any"),
+                  ("subject", "to", "no", "conditions"),
+                  ("without", "any", "restriction"), ("without", "restriction"), ("without", "restrictions"))
 _CONDITION_WORDS = frozenset({"unless", "except", "where", "if", "when", "only", "provided", "without", "subject",
                               "otherwise", "whenever"})
 
@@ -811,7 +862,8 @@ def _unconditional(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
         return None
     if not _modals(stoks) and not {"unless", "except"} & set(s_low):
         return None  # a condition of a norm, or an explicit exception
-    if any(w in _CONDITION_WORDS - {"where", "when", "subject"} for w in c_low):
+    marker = range(found[0], found[0] + len(found[1].split()))
+    if any(w in _CONDITION_WORDS - {"where", "when", "subject"} for i, w in enumerate(c_low) if i not in marker):
         return None  # "in all cases … only if …": the claim keeps a condition of its own
     cond = next((i for i, w in enumerate(s_low) if w in _CONDITION_WORDS and
                  (w not in {"where", "if", "when", "subject"} or i == 0 or stoks[i - 1].text in _CLAUSE_OPEN

@@ -551,3 +551,66 @@ def test_a_quoted_sentence_that_says_how_often_something_else_recurs_is_no_other
     assert contradiction.numeric_conflicts("The chair shall report to the Board annually.",
                                            "The Board shall meet twice a year.") == []
     assert contradiction.conflicts("The Board shall meet annually.", "The Board shall meet twice a year.")
+
+
+@pytest.mark.parametrize("sentence, claim, kind, said", [
+    ("An Authorised Person must treat a depository receipt as a notional position in the underlying equity.",
+     "Authorised Persons are prohibited from treating a depository receipt as a notional position in the "
+     "underlying equity.",
+     "negation", "the source says “must”, the claim “prohibited from”"),
+    ("Member States may authorise the use of the system for law enforcement.",
+     "Member States are barred from authorising the use of the system for law enforcement.",
+     "negation", "the source says “may”, the claim “barred from”"),
+    ("The Listed Entity must disclose the change as soon as possible.",
+     "The Listed Entity has discretion over whether to disclose the change.",
+     "modality", "the source says “must”, the claim “discretion over whether”"),
+    ("The controller shall notify the data subject without undue delay.",
+     "The controller is free to choose whether or not to notify the data subject.",
+     "modality", "the source says “shall”, the claim “choose whether”"),
+    ("Clients must use the system browser for authorization requests.",
+     "Clients should avoid using the system browser for authorization requests.",
+     "negation", "the source says “must”, the claim “should avoid”"),
+])
+def test_forbidding_or_leaving_a_choice_in_other_words(sentence, claim, kind, said):
+    assert [(c.kind, c.reason) for c in contradiction.conflicts(sentence, claim)] == [(kind, said)]
+
+
+@pytest.mark.parametrize("sentence, claim", [
+    ("Deployers shall not use the system for purposes other than those stated.",
+     "Deployers are prohibited from using the system for purposes other than those stated."),
+    ("Deployers must not disclose the report to third parties.",
+     "Deployers should refrain from disclosing the report to third parties."),
+    ("The Member State may decide whether to apply the derogation.",
+     "Member States can choose whether to apply the derogation."),
+    ("Providers are not prohibited from publishing the summary.", "Providers may publish the summary."),
+])
+def test_forbidding_or_choice_words_that_restate_the_rule_are_no_conflict(sentence, claim):
+    assert contradiction.conflicts(sentence, claim) == []
+
+
+@pytest.mark.parametrize("sentence, claim, kind, said", [
+    ("Profiling based on special categories of data should be allowed only under specific conditions.",
+     "Profiling based on special categories of data should be permitted without being subject to any specific "
+     "conditions.",
+     "condition", "the source states it under a condition (“only under specific conditions”), the claim says it "
+                  "holds “without being subject to any”"),
+    ("The processing shall be lawful only if the data subject has given consent.",
+     "The processing is lawful without any conditions.",
+     "condition", "the source states it under a condition (“only if the data subject has given consent”), the "
+                  "claim says it holds “without any conditions”"),
+    ("Use of the extension is optional for clients.", "Use of the extension is mandatory for clients.",
+     "modality", "the source says “optional”, the claim “mandatory”"),
+    ("They shall neither seek nor take instructions from anyone.", "They shall seek instructions from anyone.",
+     "negation", "the source says “shall neither”, the claim “shall”"),
+])
+def test_a_condition_waived_an_option_made_mandatory_or_neither_dropped(sentence, claim, kind, said):
+    assert [(c.kind, c.reason) for c in contradiction.conflicts(sentence, claim)] == [(kind, said)]
+
+
+@pytest.mark.parametrize("sentence, claim", [
+    ("They shall neither seek nor take instructions from anyone when exercising their tasks.",
+     "When carrying out their tasks, they are prohibited from seeking or accepting instructions from anyone."),
+    ("The use of the extension is compulsory for public clients.", "Public clients must use the extension."),
+])
+def test_neither_and_mandatory_restated_are_no_conflict(sentence, claim):
+    assert contradiction.conflicts(sentence, claim) == []
