@@ -527,11 +527,15 @@ def expressions(text: str, kind: str) -> list[str]:
     ['72 hours']
     >>> expressions("as referred to in Article 62(2)", "count")
     []
+    >>> expressions("At least **one** core developer is signed up.", "count")
+    ['one']
     """
     rx = _EXPR.get(kind)
     if rx is None:
         return []
-    masked = mask_references(text)  # a reference is neither a value nor a name ("Chapter III", "Article 6(2)")
+    # a reference is neither a value nor a name ("Chapter III", "Article 6(2)"); emphasis marks of a markup
+    # text ("at least **one**", "``2``") are no part of the words
+    masked = _EMPHASIS.sub(" ", mask_references(text))
     found = list(rx.finditer(masked))
     out = [m.group(0).strip() for m in found]
     if kind == "date":
@@ -552,6 +556,7 @@ def expressions(text: str, kind: str) -> list[str]:
 
 
 _YEAR_LIKE = re.compile(r"(?:19|20)\d{2}")
+_EMPHASIS = re.compile(r"[*`]")
 _MONTH_ABBR = r"(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?"
 _IN_DATE = re.compile(rf"\b(?:{_MONTH}|{_MONTH_ABBR})\s+$", re.I)
 _MONTH_AFTER = re.compile(rf"\s+(?:{_MONTH}|{_MONTH_ABBR})\b", re.I)
