@@ -223,7 +223,7 @@ def _modals(toks: list[Token]) -> list[_Modal]:
         if base is None and low in {"has", "have", "had"} and _have_to(toks, i):
             # "has to be created", "have to register"; not "has to do with", nor a relative clause ("information
             # that has to be notified", a description as "required to be notified" is); "do not have to" lifts one
-            if i > 0 and toks[i - 1].text.lower() in {"that", "which", "who"}:
+            if i > 0 and toks[i - 1].text.lower() in {"that", "which", "who"} and not _cleft(toks, i - 1):
                 continue
             base = "optional" if i > 0 and _is_neg(toks, i - 1) else "must"
         if base is None and low in {"need", "obligation"} and i > 0 and toks[i - 1].text.lower() == "no" and \
@@ -278,6 +278,14 @@ def _modals(toks: list[Token]) -> list[_Modal]:
 # Words between a modal and its verb that are not the verb: auxiliaries and sentence adverbs.
 _NOT_VERBS = frozenset({"be", "been", "being", "have", "has", "also", "always", "only", "never", "still", "then",
                         "therefore", "thereby", "thus", "further", "either", "both", "do", "to"})
+
+
+def _cleft(toks: list[Token], i: int) -> bool:
+    """The "that" / "who" at ``i`` closes a cleft ("It is the Board that has to communicate"): what follows is the
+    main clause, its subject the noun phrase between "it is" and ``i``, not a relative clause."""
+    a, _ = _clause_bounds(toks, i)
+    low = [t.text.lower() for t in toks[a:i]]
+    return len(low) >= 3 and low[0] == "it" and low[1] in {"is", "was"} and i - a <= 8
 
 
 def _chosen(toks: list[Token], i: int) -> bool:
@@ -944,9 +952,10 @@ def _agent(toks: list[Token], m: _Modal | None) -> list[str] | None:
         if by is None:
             return None
         keys: list[str] = []
-        for t in toks[by + 1:by + 6]:
-            if t.kind != "word" or (not t.content and keys):
-                break
+        for j, t in enumerate(toks[by + 1:by + 6], start=by + 1):
+            if t.kind != "word" or (not t.content and keys) or _is_neg(toks, j) or \
+                    t.text.lower() in _CONDITION_WORDS or t.text.lower() == "within":
+                break  # "by the authority without delay", "by the Board where …"
             if t.content and t.key not in keys:
                 keys.append(t.key)
         return keys or None
@@ -984,6 +993,13 @@ def _actors(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
     if not s_agent or not c_agent:
         return None
     sa, ca = set(s_agent), set(c_agent)
+    if sm is not None and cm is not None and sm.verb is not None and sm.verb == cm.verb and s_agent != c_agent \
+            and _named_after(stoks, sm.pos, c_agent) and _named_after(ctoks, cm.pos, s_agent):
+        # one actor's name inside the other's ("the supervisory authority shall inform the lead supervisory
+        # authority" / "the lead supervisory authority shall inform the supervisory authority"): each side's
+        # actor, word for word, is what the other side acts on
+        return Conflict("actor", f"the source has {_keys_phrase(stoks, sa)} act, the claim "
+                                 f"{_keys_phrase(ctoks, ca)}", tuple(sorted(ca)))
     if sa & ca:
         return None
     c_all = {t.key for t in ctoks}
@@ -1004,6 +1020,13 @@ def _actors(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
         return None
     return Conflict("actor", f"the source has {_keys_phrase(stoks, sa)} act, the claim {_keys_phrase(ctoks, ca)}",
                     tuple(sorted(ca)))
+
+
+def _named_after(toks: list[Token], pos: int, agent: list[str]) -> bool:
+    """``agent``'s content keys, in order and next to each other, among the content words after ``pos``."""
+    keys = [t.key for t in toks[pos + 1:] if t.content and t.kind == "word"]
+    n = len(agent)
+    return any(keys[i:i + n] == agent for i in range(len(keys) - n + 1))
 
 
 _PRONOUNS = frozenset({"it", "they", "he", "she"})
@@ -1106,6 +1129,9 @@ _SENSES = {
     "out": "exclude excluded excludes",
     "change": "alter altered alters modify modified modifies amend amended amends",
     "affect": "affect affected affects",
+    # "the Rules do not apply to an Authorised Person" / "an Authorised Person is subject to the Rules" (see
+    # _sense_uses for "subject")
+    "apply": "apply applies applied",
 }
 _SENSE_OF = {stem(w): sense for sense, ws in _SENSES.items() for w in ws.split()}
 _OPPOSITE = {"up": "down", "down": "up", "in": "out", "out": "in"}
@@ -1117,6 +1143,9 @@ def _sense_uses(toks: list[Token]) -> list[tuple[int, str, bool]]:
     out = []
     for i, t in enumerate(toks):
         sense = _SENSE_OF.get(t.key) if t.kind == "word" else None
+        if sense is None and t.text.lower() == "subject" and 0 < i < len(toks) - 1 and \
+                toks[i - 1].text.lower() in _COPULAS | {"remain", "remains"} and toks[i + 1].text.lower() == "to":
+            sense = "apply"  # "is subject to", not "the data subject"
         if sense is None:
             continue
         neg = False
@@ -1142,7 +1171,71 @@ def _senses(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
     return None
 
 
-REWORDED = [_polarity, _unconditional, _added_exception, _actors, _forces, _senses]
+_TIME_ORDER = {"before": "before", "after": "after", "prior": "before", "afterwards": "after"}
+
+
+def _ordered(toks: list[Token]) -> list[tuple[str, int, list[str]]]:
+    """Each "before" / "after" / "prior to" with the first three content keys of what it is before or after."""
+    out = []
+    for i, t in enumerate(toks):
+        side = _TIME_ORDER.get(t.text.lower())
+        if side is None or side == "after" and t.text.lower() == "afterwards":
+            continue
+        k = i + 2 if t.text.lower() == "prior" and i + 1 < len(toks) and toks[i + 1].text.lower() == "to" else i + 1
+        if t.text.lower() == "prior" and k == i + 1:
+            continue  # "prior" as an adjective ("prior consent")
+        near = [x.text.lower() for x in toks[max(0, i - 2):i + 3]]
+        if "before" in near and "after" in near:
+            continue  # "before or after any JSON value": both ways
+        keys = [toks[n].key for n in range(k, min(k + 8, len(toks)))
+                if toks[n].content and toks[n].kind == "word" and not _is_neg(toks, n)]
+        if len(keys) >= 2:
+            out.append((side, i, keys[:3]))
+    return out
+
+
+def _time_order(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
+    """The claim puts the rule before what the source puts it after, or the reverse, the same event named
+    ("published … after the supervisory authority has notified" / "… before the supervisory authority has
+    notified")."""
+    for side, i, keys in _ordered(stoks):
+        for cside, j, ckeys in _ordered(ctoks):
+            if cside != side and keys[:2] == ckeys[:2]:
+                return Conflict("condition", f"the source says “{_clause_from(stoks, i)}”, the claim "
+                                             f"“{_clause_from(ctoks, j)}”")
+    return None
+
+
+_MARKS = ("when", "where", "if")
+
+
+def _condition_made_exception(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
+    """The source's condition turned into the claim's exception, or the reverse: "must, when undertaking the
+    calculation, apply" / "must apply …, except when undertaking the calculation"."""
+    for a, b, says in ((stoks, ctoks, "claim"), (ctoks, stoks, "source")):
+        low_a, low_b = [t.text.lower() for t in a], [t.text.lower() for t in b]
+        if {"except", "unless"} & set(low_a):
+            continue  # the conditional side carves out nothing itself
+        if any(_is_neg(a, n) for n in range(len(a))) != any(_is_neg(b, n) for n in range(len(b))):
+            continue  # "shall not process unless Y" / "may process if Y": the same rule, from the other side
+        for j in range(len(b) - 1):
+            if low_b[j] not in {"except", "unless"}:
+                continue
+            k = j + 1 if low_b[j + 1] in _MARKS else j
+            tail = {t.key for t in b[k + 1:k + 8] if t.content and t.kind == "word"}
+            for i, w in enumerate(low_a):
+                if w not in _MARKS or i > 0 and low_a[i - 1] == "only":
+                    continue  # "only if Y" restricts as "unless Y" does
+                cond = {t.key for t in a[i + 1:i + 8] if t.content and t.kind == "word"}
+                if len(tail) >= 2 and len(cond & tail) >= 0.75 * len(tail):
+                    what = f"“{_clause_from(b, j, 8)}”"
+                    return Conflict("condition", f"the {says} makes an exception of the condition the "
+                                                 f"{'source' if says == 'claim' else 'claim'} states ({what})")
+    return None
+
+
+REWORDED = [_polarity, _unconditional, _added_exception, _actors, _forces, _senses, _time_order,
+            _condition_made_exception]
 
 
 def numeric_conflicts(sentence: str, claim: str) -> list[Conflict]:

@@ -614,3 +614,74 @@ def test_a_condition_waived_an_option_made_mandatory_or_neither_dropped(sentence
 ])
 def test_neither_and_mandatory_restated_are_no_conflict(sentence, claim):
     assert contradiction.conflicts(sentence, claim) == []
+
+
+def test_a_cleft_names_the_actor_of_has_to():
+    """"It is the Board that has to communicate" is a main clause with the Board as its actor, not a relative
+    clause ("information that has to be notified")."""
+    source = "The supervisory authority shall, without delay, communicate those measures to the Commission."
+    assert [(c.kind, c.reason) for c in contradiction.conflicts(
+        source, "It is the Board that has to communicate those measures to the Commission without delay.")] == [
+        ("actor", "the source has “the supervisory authority” act, the claim “the Board”")]
+    assert contradiction.conflicts(
+        source, "It is the supervisory authority that has to communicate those measures to the Commission "
+                "without delay.") == []
+
+
+def test_actors_swapped_when_one_name_holds_the_other():
+    source = "In such cases, the supervisory authority should inform the lead supervisory authority without delay."
+    assert [c.kind for c in contradiction.conflicts(
+        source, "In such cases, the lead supervisory authority should inform the supervisory authority without "
+                "delay.")] == ["actor"]
+    assert contradiction.conflicts(
+        source, "In such cases, the lead supervisory authority should be informed by the supervisory authority "
+                "without delay.") == []
+
+
+@pytest.mark.parametrize("sentence, claim, said", [
+    ("The decision shall be published on the website of the Board after the supervisory authority has notified the "
+     "final decision.",
+     "The decision must be published on the Board's website before the supervisory authority has notified the "
+     "final decision.",
+     "the source says “after the supervisory authority has notified the final decision”, the claim “before the "
+     "supervisory authority has notified the final decision”"),
+    ("An Authorised Person must, when undertaking the calculation in Rule 5.4.6, apply an appropriate risk weighting.",
+     "An Authorised Person must apply an appropriate risk weighting, except when undertaking the calculation in Rule "
+     "5.4.6.",
+     "the claim makes an exception of the condition the source states (“except when undertaking the calculation in "
+     "Rule 5.4.6”)"),
+])
+def test_the_order_of_events_or_a_condition_turned_round(sentence, claim, said):
+    assert [(c.kind, c.reason) for c in contradiction.conflicts(sentence, claim)] == [("condition", said)]
+
+
+@pytest.mark.parametrize("sentence, claim", [
+    ("The provider shall notify the authority before placing the system on the market.",
+     "The system may be placed on the market only after the provider has notified the authority."),
+    ("The provider shall notify the authority before placing the system on the market.",
+     "Before placing the system on the market, the provider must notify the authority."),
+    ("The controller shall not process the data unless the data subject has consented.",
+     "Except where the data subject has consented, the controller must not process the data."),
+    ("Where the data subject objects, the controller shall stop processing unless it demonstrates compelling grounds.",
+     "The controller must stop processing when the data subject objects, except where it demonstrates compelling "
+     "grounds."),
+])
+def test_events_in_the_same_order_and_conditions_kept_are_no_conflict(sentence, claim):
+    assert contradiction.conflicts(sentence, claim) == []
+
+
+def test_rules_that_do_not_apply_against_a_claim_that_makes_one_subject_to_them():
+    rules = "The Rules in this section do not apply to an Authorised Person with respect to any Transaction."
+    assert [c.kind for c in contradiction.conflicts(
+        rules, "An Authorised Person is subject to the Rules in this section in respect of any Transaction.")] == [
+        "negation"]
+    assert contradiction.conflicts(
+        rules, "An Authorised Person is not subject to the Rules in this section in respect of any Transaction.") == []
+    # "the data subject" is no "subject to"
+    assert contradiction.conflicts("This Regulation applies to controllers established in the Union.",
+                                   "Controllers established in the Union are subject to this Regulation.") == []
+
+
+def test_before_or_after_is_both_ways():
+    assert contradiction.conflicts("Whitespace is allowed before or after any JSON values or structural characters.",
+                                   "Whitespace may appear after any JSON value or structural character.") == []
