@@ -189,7 +189,8 @@ def main() -> int:
                        ("paraphrase", "fresh_paraphrases.jsonl"), ("hand", "fresh_claims2.jsonl"),
                        ("hand", "fresh_claims3.jsonl"), ("hand", "fresh_claims4.jsonl"),
                        ("hand", "fresh_claims5.jsonl"), ("hand", "fresh_claims6.jsonl"),
-                       ("hand", "fresh_claims7.jsonl"), ("hand", "fresh_claims8.jsonl")):
+                       ("hand", "fresh_claims7.jsonl"), ("hand", "fresh_claims8.jsonl"),
+                       ("hand", "fresh_claims9.jsonl")):
         path = HERE / name
         if not path.exists():
             problems.append(f"{name}: missing")
