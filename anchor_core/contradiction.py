@@ -1172,6 +1172,9 @@ def _senses(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
 
 
 _TIME_ORDER = {"before": "before", "after": "after", "prior": "before", "afterwards": "after"}
+# verbs after which "before" is a place ("appear before the Tribunal"), not a time
+_IN_FRONT = frozenset(stem(w) for w in "appear appears appeared attend attends attended bring brings brought come "
+                      "comes came stand stands lay lays laid put puts place placed heard".split())
 
 
 def _ordered(toks: list[Token]) -> list[tuple[str, int, list[str]]]:
@@ -1187,6 +1190,8 @@ def _ordered(toks: list[Token]) -> list[tuple[str, int, list[str]]]:
         near = [x.text.lower() for x in toks[max(0, i - 2):i + 3]]
         if "before" in near and "after" in near:
             continue  # "before or after any JSON value": both ways
+        if side == "before" and i > 0 and toks[i - 1].key in _IN_FRONT:
+            continue  # "attend before the Appeals Panel", "brought before a court": a place, not a time
         keys = [toks[n].key for n in range(k, min(k + 8, len(toks)))
                 if toks[n].content and toks[n].kind == "word" and not _is_neg(toks, n)]
         if len(keys) >= 2:

@@ -685,3 +685,9 @@ def test_rules_that_do_not_apply_against_a_claim_that_makes_one_subject_to_them(
 def test_before_or_after_is_both_ways():
     assert contradiction.conflicts("Whitespace is allowed before or after any JSON values or structural characters.",
                                    "Whitespace may appear after any JSON value or structural character.") == []
+
+
+def test_before_a_tribunal_is_a_place_not_a_time():
+    assert contradiction.conflicts(
+        "Having been required by the Appeals Panel to attend before the Appeals Panel, he leaves without permission.",
+        "After the Appeals Panel has required him to attend before it, he leaves without its permission.") == []
