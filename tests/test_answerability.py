@@ -740,6 +740,31 @@ def test_a_version_the_corpus_never_writes_is_a_missing_name(tmp_path):
     assert missing_versions("Does the IETF OAuth 2.0 framework define grants?", st, "oauth") == []
 
 
+def test_a_technical_name_told_in_the_situation_is_the_askers_own(tmp_path):
+    """A versioned or technical name refuses only where the asking sentence names it (or its version), as a
+    capitalised name does: "we register a tenant_id parameter" is the asker's circumstance."""
+    text = ("The OAuth 2.0 authorization framework defines four grant types: authorization code, implicit, "
+            "resource owner password credentials and client credentials.")
+    st = _one_unit_store(tmp_path, "oauth", "OAuth", "section-1", text, "1. Introduction")
+    settings = AskSettings()
+    r = ask("Our server adds a tenant_id parameter on OAuth 2.1 clients. Which grant types does the framework "
+            "define?", store=st, embedder=HashEmbedder(), corpus="oauth", settings=settings)
+    assert r.reason_code != "term_missing" and not r.gate.signals["missing_names"]
+    r = ask("We still run OAuth 2.1 somewhere. Which grant types were removed in 2.1?", store=st,
+            embedder=HashEmbedder(), corpus="oauth", settings=settings)
+    assert r.refused and r.reason_code == "term_missing" and "'OAuth 2.1'" in r.reason
+
+
+def test_a_host_name_at_the_end_of_the_askers_compound_is_looked_up_alone(tmp_path):
+    from anchor_core.ask.gate import missing_versions
+
+    st = _one_unit_store(tmp_path, "peps", "PEPs", "pep-512", "Patches were uploaded to bugs.python.org for review.",
+                         "Motivation")
+    assert missing_versions("Why was the upload-a-patch-to-bugs.python.org process replaced?", st, "peps") == []
+    assert missing_versions("Why was the upload-a-patch-to-issues.python.org process replaced?", st, "peps") == [
+        "upload-a-patch-to-issues.python.org"]
+
+
 def test_a_file_host_or_identifier_the_corpus_never_writes_is_a_missing_name(tmp_path):
     """"pyproject.toml" is a name: a corpus that never writes it does not cover the question, though it
     writes "project"; one that it does write ("setup.cfg", "client_secret") is no reason to refuse."""

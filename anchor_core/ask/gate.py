@@ -182,9 +182,21 @@ def technical_names(question: str) -> list[str]:
 def missing_versions(question: str, store: Store, corpus: str) -> list[str]:
     """The :func:`versioned_names` of ``question`` that no unit of ``corpus`` writes (a phrase
     lookup in the store's full-text index), shown with the capitalised words of the name before
-    them ("AI Act 2.0", looked up as "Act 2.0"), and its :func:`technical_names` that none writes."""
+    them ("AI Act 2.0", looked up as "Act 2.0"), and its :func:`technical_names` that none writes. A host or
+    file name that ends a hyphenated compound of the asker's ("the upload-a-patch-to-bugs.python.org process")
+    is looked up alone ("bugs.python.org")."""
     versions = [_whole_name(question, v) for v in versioned_names(question) if not store.units_with_words(corpus, [v])]
-    return versions + [t for t in technical_names(question) if not store.units_with_words(corpus, [t])]
+    return versions + [t for t in technical_names(question) if not store.units_with_words(corpus, [t])
+                       and not ("." in (tail := t.rsplit("-", 1)[-1]) and tail != t
+                                and store.units_with_words(corpus, [tail]))]
+
+
+def _asks_about(asking: str, name: str) -> bool:
+    """``name`` (a versioned or technical name of the question) stands in the asking sentence, or its version
+    number does."""
+    version = re.search(r"\d+(?:\.\d+)+$", name)
+    return name in asking or (version is not None and re.search(rf"(?<![\w.]){re.escape(version.group(0))}(?![\w.]*\w)",
+                                                                asking) is not None)
 
 
 def _whole_name(question: str, short: str) -> str:
@@ -229,9 +241,13 @@ def signals(question: str, hits: list[Hit], *, store: Store, corpus: str, filter
     # ("We are established in Belgium. Which authority ...?") is the asker's circumstance, which a regulation
     # does not name; it weighs nothing, like a lay word (fresh sets, rounds 1-9: such names were in 10 answerable
     # questions and 1 unanswerable one). The asking sentence's names are the question's names that stand in it.
-    asked = names(asked_sentence(question))
+    asking = asked_sentence(question)
+    asked = names(asking)
     sig.missing_names = [t for t in sig.missing if t in asked and t not in lay and not acronym_in(t, spelled)]
-    sig.missing_names += missing_versions(question, store, corpus)
+    # so with a versioned or technical name: one in the situation ("we register a tenant_id parameter. How long is
+    # the review period?") is the asker's own, unless the asking sentence names it or its version ("On what date
+    # was the 2.5.1 maintenance release published?")
+    sig.missing_names += [n for n in missing_versions(question, store, corpus) if _asks_about(asking, n)]
     idf = dict(weights)
     for t in sig.missing:
         idf[t] = math.log(1 + total)  # a word the corpus lacks weighs as much as the rarest word
