@@ -20,8 +20,10 @@ Steps, in this order:
 
    The two sentences are lined up word by word first; a modal that does not line up is matched by the verb
    it governs ("must not be treated by" / "must treat"). Deontic words count as modals ("is required to",
-   "is permitted to"; "is not required to", "need not", "no need to", "under no obligation to" and "optional"
-   lift an obligation and clash only with "must" and "should").
+   "is permitted to", "is mandatory"; "is not required to", "need not", "no need to", "under no obligation to",
+   "optional" and "is free to decide / has discretion over whether to" lift an obligation and clash only with
+   "must" and "should"; "is prohibited / barred from", "should avoid", "shall refrain from" and "shall neither"
+   forbid).
 3. **Read as wholes, when lining up found nothing** (a contradiction reworded as a paraphrase is): a verb
    negated on one side and stated of something on the other with no negation or negative word anywhere in it
    ("is not meant to be displayed" / "is meant to be displayed"); a claim that says the rule holds whatever
@@ -29,7 +31,9 @@ Steps, in this order:
    states one; an exception the claim carves out ("except for those that …") where the source states none;
    who acts swapped with whom it acts on, for the same verb ("The Commission shall address its decision to the
    Member State" / "the Member State must address its decision to the Commission"); an actor the source
-   sentence never names in place of its own ("must be set up by the Board" / "The AI Office shall establish").
+   sentence never names in place of its own ("must be set up by the Board" / "The AI Office shall establish",
+   "It is the Board that has to"); "before X" for "after X" (the same event); the source's condition made the
+   claim's exception ("when C" / "except when C"); "does not apply to X" for "X is subject to".
    An actor is read from the first modal of a main clause (not "so that values can be allocated"). A word
    that negates by its prefix a word of the other side ("insufficiently" / "not sufficiently") is a negation,
    and "whether or not" none.
@@ -257,7 +261,7 @@ def _modals(toks: list[Token]) -> list[_Modal]:
                     break
                 k -= 1
         # "whether or not to notify": the verb after the "to"
-        gov = next(k for k in range(i, min(i + 4, len(toks))) if toks[k].text.lower() == "to") \
+        gov = next((k for k in range(i, min(i + 4, len(toks))) if toks[k].text.lower() == "to"), i) \
             if low == "whether" else i
         verb = _governed(toks, gov, b)
         if verb in _AVOID and not neg and base in {"must", "should"}:
@@ -403,7 +407,7 @@ def _modal_conflict(stoks: list[Token], ctoks: list[Token], s: _Modal, c: _Modal
 
 def _phrase(toks: list[Token], m: _Modal) -> str:
     if toks[m.pos].text.lower() == "whether":  # "free to decide whether", "has discretion over whether"
-        a = next(k for k in range(max(0, m.pos - 3), m.pos) if toks[k].key in _CHOICE)
+        a = next((k for k in range(max(0, m.pos - 3), m.pos) if toks[k].key in _CHOICE), m.pos)
         return " ".join(t.text for t in toks[a:m.pos + 1])
     if toks[m.pos].key in _FORBIDDEN:  # "prohibited from", "forbidden to"
         return " ".join(t.text for t in toks[m.pos:m.pos + 2])
@@ -1171,7 +1175,7 @@ def _senses(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
     return None
 
 
-_TIME_ORDER = {"before": "before", "after": "after", "prior": "before", "afterwards": "after"}
+_TIME_ORDER = {"before": "before", "after": "after", "prior": "before"}
 # verbs after which "before" is a place ("appear before the Tribunal"), not a time
 _IN_FRONT = frozenset(stem(w) for w in "appear appears appeared attend attends attended bring brings brought come "
                       "comes came stand stands lay lays laid put puts place placed heard".split())
@@ -1182,7 +1186,7 @@ def _ordered(toks: list[Token]) -> list[tuple[str, int, list[str]]]:
     out = []
     for i, t in enumerate(toks):
         side = _TIME_ORDER.get(t.text.lower())
-        if side is None or side == "after" and t.text.lower() == "afterwards":
+        if side is None:
             continue
         k = i + 2 if t.text.lower() == "prior" and i + 1 < len(toks) and toks[i + 1].text.lower() == "to" else i + 1
         if t.text.lower() == "prior" and k == i + 1:
