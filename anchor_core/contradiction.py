@@ -11,7 +11,8 @@ Steps, in this order:
 
    - another deontic force or polarity of the same verb (``must`` vs ``must not``, ``must`` vs ``may``,
      ``may`` vs ``may not``, ``should`` vs ``should not``, or ``not`` added or removed around shared words),
-   - another number next to the same word (``30 days`` vs ``60 days``) or another date (year, month, day),
+   - another number next to the same word (``30 days`` vs ``60 days``) or another date (year, month, day), or
+     the same number as a floor on one side and a ceiling on the other (``at least twice`` vs ``at most twice``),
    - another actor: the subject of its modal verb is replaced by words the other side never uses
      (``the deployer shall`` vs ``the provider shall``), read from the two sentences, not from a list of
      roles,
@@ -662,6 +663,74 @@ def _numbers(stoks: list[Token], ctoks: list[Token], about_it: bool = True) -> C
     return _frequency(stoks, ctoks) if about_it else None
 
 
+# Bound words before a value: "at least", "a minimum of" (a floor), "at most", "a maximum of", "up to", "within" (a
+# ceiling); a negated comparative ("not less than" is a floor, "no more than" and "shall not exceed" a ceiling; a
+# bare one is not read); after the value, "or more" / "or less".
+_FLOOR_WORDS = frozenset({"least", "minimum", "min"})
+_CEILING_WORDS = frozenset({"most", "maximum", "max", "within"})
+_UPWARD = frozenset({"more", "greater", "longer", "later", "above", "over", "exceed", "exceeds", "exceeding"})
+_DOWNWARD = frozenset({"less", "fewer", "shorter", "earlier", "below", "under"})
+
+
+def _bound(toks: list[Token], i: int) -> tuple[str, int] | None:
+    """Whether the value at ``i`` is a floor or a ceiling, and where the bound's first word is."""
+    for k in range(i + 1, min(i + 4, len(toks) - 1)):
+        if toks[k].kind == "punct":
+            break
+        if toks[k].text.lower() == "or" and toks[k + 1].text.lower() in _UPWARD | _DOWNWARD:
+            return ("floor" if toks[k + 1].text.lower() in _UPWARD else "ceiling"), i
+    for k in range(i - 1, max(-1, i - 5), -1):
+        w = toks[k].text.lower()
+        if toks[k].kind == "punct":
+            break
+        opener = k - 1 if k > 0 and toks[k - 1].text.lower() in {"at", "a", "up"} else k  # "at least", "up to"
+        if w in _FLOOR_WORDS:
+            return "floor", opener
+        if w in _CEILING_WORDS or (w == "to" and k > 0 and toks[k - 1].text.lower() == "up"):
+            return "ceiling", opener
+        if w in _UPWARD or w in _DOWNWARD:
+            # "not less than", "shall not be below", "must not exceed"
+            neg_at = next((n for n in (k - 1, k - 2) if n >= 0 and toks[n].text.lower() in {"no", "not", "never"}
+                           and (n == k - 1 or toks[k - 1].text.lower() in {"be", "is", "are", "to"})), None)
+            if neg_at is None:
+                # a bare comparative ("exceed 79 characters", "longer than") may sit under a negation elsewhere in
+                # the sentence ("No line should exceed"): its direction is not read
+                return None
+            return ("ceiling" if w in _UPWARD else "floor"), neg_at
+    return None
+
+
+def _bounds(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
+    """The same value as a floor on one side and a ceiling on the other: "at least twice a year" / "at most twice a
+    year", "a minimum of six months" / "a maximum of six months", "not less than 30 days" / "no more than 30
+    days". Years and days of a date are left to the date judge."""
+    def values(toks: list[Token]) -> list[tuple[int, str, int]]:
+        out = []
+        for i, t in enumerate(toks):
+            if not (t.kind == "number" or t.text.lower() in {"once", "twice"}) or _is_year(t) or \
+                    any(0 <= k < len(toks) and _month(toks, k) for k in (i - 1, i + 1)):
+                continue
+            b = _bound(toks, i)
+            if b is not None:
+                out.append((i, *b))
+        return out
+
+    def said(toks: list[Token], at: int, i: int) -> str:
+        end = i + 1  # the value and what it counts ("twice a year", "30 days")
+        while end < len(toks) and end <= i + 2 and toks[end].kind == "word":
+            end += 1
+            if toks[end - 1].content:
+                break
+        return " ".join(t.text for t in toks[at:end])
+
+    for i, s_side, s_at in values(stoks):
+        for j, c_side, c_at in values(ctoks):
+            if stoks[i].key == ctoks[j].key and s_side != c_side:
+                return Conflict("number", f"the source says “{said(stoks, s_at, i)}”, the claim "
+                                          f"“{said(ctoks, c_at, j)}”")
+    return None
+
+
 def _is_year(t: Token) -> bool:
     return t.kind == "number" and re.fullmatch(r"(1[89]|20)\d\d", t.text) is not None
 
@@ -1070,7 +1139,7 @@ def conflicts(sentence: str, claim: str) -> list[Conflict]:
     number that opens either ("6.", "(b)") is structure, not a number the text states."""
     stoks, ctoks = _statement(sentence), _statement(claim)
     found = []
-    for judge in (_modality, _negation, _numbers, _actor, _condition):
+    for judge in (_modality, _negation, _numbers, _bounds, _actor, _condition):
         c = judge(stoks, ctoks)
         if c is not None:
             found.append(c)

@@ -691,3 +691,35 @@ def test_before_a_tribunal_is_a_place_not_a_time():
     assert contradiction.conflicts(
         "Having been required by the Appeals Panel to attend before the Appeals Panel, he leaves without permission.",
         "After the Appeals Panel has required him to attend before it, he leaves without its permission.") == []
+
+
+@pytest.mark.parametrize("sentence, claim, said", [
+    ("The Board shall meet at least twice a year.", "The Board shall meet at most twice a year.",
+     "the source says “at least twice a year”, the claim “at most twice a year”"),
+    ("The provider shall keep the logs for a minimum of six months.",
+     "The provider shall keep the logs for a maximum of six months.",
+     "the source says “a minimum of six months”, the claim “a maximum of six months”"),
+    ("The period shall be not less than 30 days.", "The period shall be no more than 30 days.",
+     "the source says “not less than 30 days”, the claim “no more than 30 days”"),
+])
+def test_a_floor_stated_as_a_ceiling(sentence, claim, said):
+    assert [(c.kind, c.reason) for c in contradiction.conflicts(sentence, claim)] == [("number", said)]
+
+
+@pytest.mark.parametrize("sentence, claim", [
+    ("The period shall be not less than 30 days.", "The period shall be 30 days or more."),
+    ("The period shall be at least 30 days.", "The period must be a minimum of 30 days."),
+    ("The authority shall be notified within 72 hours.", "The authority must be notified no later than 72 hours."),
+    ("The age shall not be below 13 years.", "The age must be at least 13 years."),
+    ("The name should be short, not to exceed 8 characters.",
+     "The name should be short, not longer than 8 characters."),
+])
+def test_the_same_bound_in_other_words_is_no_conflict(sentence, claim):
+    assert [c for c in contradiction.conflicts(sentence, claim) if c.kind == "number"] == []
+
+
+def test_a_comparative_under_a_negated_subject_is_no_bound():
+    assert contradiction.conflicts("Limit all lines to a maximum of 79 characters.",
+                                   "No line should exceed 79 characters.") == []
+    assert contradiction.conflicts("No line should be longer than 79 characters.",
+                                   "Lines must not be longer than 79 characters.") == []
