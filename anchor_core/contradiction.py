@@ -223,8 +223,10 @@ def _modals(toks: list[Token]) -> list[_Modal]:
                 i + 1 < len(toks) and toks[i + 1].text.lower() in {"from", "to"}:
             # "are prohibited from treating", "is forbidden to use"; "is not prohibited from" permits
             base, before_neg = ("may", False) if _is_neg(toks, cop) else ("must", True)
-        if base is None and low == "whether" and _chosen(toks, i):
-            base = "optional"  # "free to decide whether to disclose", "has discretion over whether to disclose"
+        gov = i  # where the governed verb is looked for after
+        if base is None and low == "whether" and (to := _chosen(toks, i)) is not None:
+            # "free to decide whether to disclose", "has discretion over whether to disclose"
+            base, gov = "optional", to
         if base is None and low in {"has", "have", "had"} and _have_to(toks, i):
             # "has to be created", "have to register"; not "has to do with", nor a relative clause ("information
             # that has to be notified", a description as "required to be notified" is); "do not have to" lifts one
@@ -261,10 +263,7 @@ def _modals(toks: list[Token]) -> list[_Modal]:
                     neg = subject_neg = True
                     break
                 k -= 1
-        # "whether or not to notify": the verb after the "to"
-        gov = next((k for k in range(i, min(i + 4, len(toks))) if toks[k].text.lower() == "to"), i) \
-            if low == "whether" else i
-        verb = _governed(toks, gov, b)
+        verb = _governed(toks, gov, b)  # "whether or not to notify": the verb after the "to"
         if verb in _AVOID and not neg and base in {"must", "should"}:
             # "should avoid routing", "shall refrain from using": the modal forbids the verb after ("may refrain"
             # permits not doing it, which forbids nothing)
@@ -293,13 +292,14 @@ def _cleft(toks: list[Token], i: int) -> bool:
     return len(low) >= 3 and low[0] == "it" and low[1] in {"is", "was"} and i - a <= 8
 
 
-def _chosen(toks: list[Token], i: int) -> bool:
-    """The "whether" at ``i`` opens a choice left to someone: "decide / choose / has discretion (over)
-    whether (or not) to" + verb."""
+def _chosen(toks: list[Token], i: int) -> int | None:
+    """Where the "to" is when the "whether" at ``i`` opens a choice left to someone ("decide / choose / has
+    discretion (over) whether (or not) to" + verb); ``None`` when it does not."""
     nxt = [t.text.lower() for t in toks[i + 1:i + 4]]
-    if not (nxt[:1] == ["to"] or nxt[:3] == ["or", "not", "to"]):
-        return False
-    return any(t.key in _CHOICE for t in toks[max(0, i - 3):i])
+    to = i + 1 if nxt[:1] == ["to"] else i + 3 if nxt[:3] == ["or", "not", "to"] else None
+    if to is None or not any(t.key in _CHOICE for t in toks[max(0, i - 3):i]):
+        return None
+    return to
 
 
 def _governed(toks: list[Token], i: int, end: int) -> str | None:
