@@ -15,6 +15,11 @@ verify today (the verdicts issue will decide them once for both):
 - ``split_atoms``: split each claim into atoms and anchor each atom in its own best source, the
   claim being ``partially_supported`` when only some are (verify); otherwise a compound claim must be
   carried by one source (ask).
+
+With a ``reader`` (:class:`anchor_core.crossencoder.ContradictionReader`), every supported claim's quote is
+read against the claim once the rules have spoken: a quote the trained reader judges to state otherwise
+flags the claim ``may_state_otherwise`` (shown as flagged, never as verified, until a reviewer accepts it).
+The verdict is left to the rules, which name what differs; the reader names nothing.
 """
 
 from __future__ import annotations
@@ -34,10 +39,19 @@ class Claim(Protocol):
     cited: list[int]
 
 
+class Reader(Protocol):
+    """Scores (quote, claim) pairs: at least ``threshold`` means the quote states otherwise."""
+
+    name: str
+    threshold: float
+
+    def score(self, quotes: Sequence[str], claims: Sequence[str]) -> list[float]: ...
+
+
 def check(claims: Sequence[Claim], sources: Sequence[Source], *, scorer: Scorer, embedder: Embedder | None = None,
           units: Mapping[str, str] | None = None, cited_only: bool = False,
           split_atoms: bool = False, min_about: float | None = None,
-          min_support: float | None = None) -> list[CheckedClaim]:
+          min_support: float | None = None, reader: Reader | None = None) -> list[CheckedClaim]:
     """Anchor every claim in ``sources``; see the module docstring for the options.
 
     Args:
@@ -46,6 +60,8 @@ def check(claims: Sequence[Claim], sources: Sequence[Source], *, scorer: Scorer,
             claim ``contradicted`` (default :data:`anchor_core.contradiction.MIN_ABOUT`; above 1 turns it off).
         min_support: the same for a sentence that restates the claim (default
             :data:`anchor_core.contradiction.MIN_SUPPORT`; above 1 turns it off).
+        reader: reads each supported claim's quote against the claim; a quote read as stating otherwise
+            flags the claim ``may_state_otherwise`` (see the module docstring). ``None``: rules only.
 
     A claim is first matched to the sentence it is about (:mod:`anchor_core.contradiction`); when that
     sentence states otherwise (negation, modality, number, date, actor, a dropped condition), the claim is
@@ -87,6 +103,34 @@ def check(claims: Sequence[Claim], sources: Sequence[Source], *, scorer: Scorer,
             if restated is not None:
                 claim = _restated(claim, pool[restated.source], restated, units)
         out.append(claim)
+    return _read(out, reader) if reader is not None else out
+
+
+def _read(claims: list[CheckedClaim], reader: Reader) -> list[CheckedClaim]:
+    """Flag every supported claim whose quote the reader reads as stating otherwise (each supported atom
+    against its own quote; a claim restated by one sentence against that sentence)."""
+    pairs: list[tuple[int, str, str]] = []
+    for i, c in enumerate(claims):
+        if c.verdict != "supported":
+            continue
+        if c.anchor is not None and c.anchor.method == "restated":
+            pairs.append((i, c.anchor.quote, c.text))
+            continue
+        pairs += [(i, a.anchor.quote, a.text) for a in c.atoms if a.supported and a.anchor is not None]
+    if not pairs:
+        return claims
+    scores = reader.score([q for _, q, _ in pairs], [t for _, _, t in pairs])
+    worst: dict[int, tuple[float, str]] = {}
+    for (i, quote, _), s in zip(pairs, scores):
+        if s >= reader.threshold and s > worst.get(i, (-1.0, ""))[0]:
+            worst[i] = (s, quote)
+    out = list(claims)
+    for i, (s, quote) in worst.items():
+        c = out[i]
+        reason = (f"may state otherwise: the trained contradiction reader ({reader.name}) scores {s:.3f} ≥ "
+                  f"{reader.threshold:.3f} that “{_opening(quote)}” says something else than the claim; no rule "
+                  "names a difference, so read the quote before relying on this claim")
+        out[i] = c.model_copy(update={"flags": [*c.flags, "may_state_otherwise"], "reasons": [reason, *c.reasons]})
     return out
 
 

@@ -122,6 +122,9 @@ class Settings:
     answer_model: str = "answers"
     """``answers``: the answerability gate reads the retrieved passages with the trained cross-encoder;
     ``off``: its explainable features only (ANCHOR_ANSWER_MODEL)."""
+    reader_model: str = "contradicts"
+    """``contradicts``: a supported claim whose quote the trained contradiction reader judges to state
+    otherwise is flagged ``may_state_otherwise``; ``off``: no reading (ANCHOR_READER_MODEL)."""
 
     @property
     def sqlite(self) -> SQLiteSettings:
@@ -148,11 +151,13 @@ class Settings:
                    elasticsearch=elastic_settings(env), llm=llm_config(env),
                    max_upload_mb=_number(env, "ANCHOR_MAX_UPLOAD_MB", 50.0, 0.001),
                    auth=auth_settings(env),
-                   answer_model=_choice(env, "ANCHOR_ANSWER_MODEL", ANSWER_MODELS, "answers"))
+                   answer_model=_choice(env, "ANCHOR_ANSWER_MODEL", ANSWER_MODELS, "answers"),
+                   reader_model=_choice(env, "ANCHOR_READER_MODEL", READER_MODELS, "contradicts"))
 
 
 STORES: tuple[StoreKind, ...] = ("sqlite", "elasticsearch")
 ANSWER_MODELS = ("answers", "off")
+READER_MODELS = ("contradicts", "off")
 EMBEDDERS = ("minilm", "minilm-fp32", "minilm-int8", "hash")
 """Names ``anchor_core.embeddings.make_embedder`` builds (kept here so reading settings imports no model code)."""
 

@@ -16,6 +16,15 @@ Tasks:
     and on the gold passage with the sentences holding the asked kind of value taken out (the
     topic is still there, the value is not: "look-answerable").
 
+``contradicts``
+    (source sentence, claim) -> does the claim state something the sentence contradicts? Trained on
+    the hand-written claim files of ``eval/claims`` (faithful and contradicting paraphrases), the
+    rule-made perturbations, rule edits of the faithful paraphrases and rule edits of corpus sentences
+    no claim file uses (``python -m eval.train_crossencoder contradicts``). :class:`ContradictionReader`
+    reads the quote of every supported claim with it; at the card's threshold (chosen
+    leave-one-file-out) the claim is flagged for review, not called contradicted: its verdict still
+    rests on the rules, which name the difference.
+
 The output is a score in (0, 1) from a logistic head: an evidence score for ranking and for the
 answerability model, not a calibrated probability.
 """
@@ -38,7 +47,7 @@ from anchor_core.errors import ModelMissing
 
 log = logging.getLogger(__name__)
 
-TASKS = ("answers",)
+TASKS = ("answers", "contradicts")
 
 
 def card(task: str) -> dict[str, Any]:
@@ -145,7 +154,10 @@ class CrossEncoder:
         if not first:
             return np.zeros(0, dtype=np.float32)
         torch, tokenizer, model = self._load()
-        enc = tokenizer(list(first), list(second), truncation="only_second", max_length=self.max_length)
+        # "only_second" keeps a question whole and cuts the passage; a card may say "longest_first" (two sentences
+        # of either length, as the contradiction reader was trained)
+        enc = tokenizer(list(first), list(second), truncation=self.card.get("truncation", "only_second"),
+                        max_length=self.max_length)
         order = sorted(range(len(first)), key=lambda i: -len(enc["input_ids"][i]))
         out = np.zeros(len(first), dtype=np.float32)
         with torch.inference_mode():
@@ -177,3 +189,42 @@ def available(task: str) -> bool:
     except (ModelMissing, ImportError):
         return False
     return resources.files("anchor_core").joinpath(f"data/{task}.safetensors").is_file()
+
+
+class ContradictionReader:
+    """Reads (quote, claim) pairs with the ``contradicts`` cross-encoder: does the quote state otherwise?
+
+    Args:
+        model: the cross-encoder (default: the shipped ``contradicts`` one, loaded on first use).
+        threshold: a pair scoring at least this is read as stating otherwise (default: the card's,
+            chosen leave-one-file-out on the hand-written claim files).
+
+    Example:
+        >>> r = ContradictionReader()  # doctest: +SKIP
+        >>> r.score(["Deployers shall not use the system for other purposes."],
+        ...         ["Using the system for other purposes is something deployers are allowed to do."])  # doctest: +SKIP
+        [0.91]
+    """
+
+    name = "contradicts"
+
+    def __init__(self, model: CrossEncoder | None = None, threshold: float | None = None) -> None:
+        self.model = model
+        self.threshold = float(card("contradicts")["threshold"]) if threshold is None else threshold
+
+    def score(self, quotes: Sequence[str], claims: Sequence[str]) -> list[float]:
+        if self.model is None:
+            self.model = shared("contradicts")
+        return self.model.score([" ".join(q.split()) for q in quotes], list(claims))
+
+
+def default_reader(setting: str | None = None) -> ContradictionReader | None:
+    """The contradiction reader the settings ask for (``ANCHOR_READER_MODEL``), or ``None`` when it is off or
+    not installed (torch missing): claims are then judged by the rules alone."""
+    if setting is None:
+        from anchor_core.config import Settings
+
+        setting = Settings.from_env().reader_model
+    if setting == "off" or not available("contradicts"):
+        return None
+    return ContradictionReader()

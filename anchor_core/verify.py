@@ -19,12 +19,13 @@ import difflib
 import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, Field
 
 from anchor_core.anchoring import InputError, check_text, default_scorer
-from anchor_core.check import check
+from anchor_core.check import Reader, check
+from anchor_core.crossencoder import default_reader
 from anchor_core.embeddings import Embedder
 from anchor_core.errors import AnchorError
 from anchor_core.report import Report, Source
@@ -194,8 +195,11 @@ def _attach_marker(segments: list[Segment], answer: str, pos: int, tag_start: in
 
 
 def verify_answer(answer: str, sources: dict[str, str], *, scorer: Scorer | None = None,
-                  embedder: Embedder | None = None) -> Report:
-    """Check every claim of ``answer`` against ``sources`` (id → text); see the module docstring."""
+                  embedder: Embedder | None = None, reader: Reader | None | Literal["default"] = "default") -> Report:
+    """Check every claim of ``answer`` against ``sources`` (id → text); see the module docstring.
+
+    ``reader``: the contradiction reader that flags supported claims whose quote may state otherwise
+    (``"default"``: the shipped one unless ``ANCHOR_READER_MODEL=off``; ``None``: rules only)."""
     check_text(answer, "answer")
     if not sources:
         raise InputError("no sources given; pass the texts the answer cites as {id: text}")
@@ -205,10 +209,13 @@ def verify_answer(answer: str, sources: dict[str, str], *, scorer: Scorer | None
     given = [Source.given(n, sid, text) for n, (sid, text) in enumerate(sources.items(), start=1)]
     number = {s.unit_id: s.n for s in given}
     claims = [_Claim(seg.text, [number[i] for i in seg.cite_ids], seg.line) for seg in parse_answer(answer, sources)]
-    checked = check(claims, given, scorer=scorer, embedder=embedder, cited_only=True, split_atoms=True)
+    reader = default_reader() if reader == "default" else reader
+    checked = check(claims, given, scorer=scorer, embedder=embedder, cited_only=True, split_atoms=True,
+                    reader=reader)
     return Report(kind="verify", answer=answer, claims=checked, sources=given,
                   models={"scorer": getattr(scorer, "name", type(scorer).__name__),
-                          "embedder": embedder.model_id if embedder else "none"},
+                          "embedder": embedder.model_id if embedder else "none",
+                          "reader": reader.name if reader is not None else "off"},
                   threshold=scorer.threshold,
                   notes=[] if checked else ["the answer contains no claims: nothing was verified"])
 

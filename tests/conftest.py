@@ -26,10 +26,13 @@ def _workspace(request, tmp_path, monkeypatch):
     monkeypatch.setenv("ANCHOR_EMBEDDER", "hash")
     # The answerability cross-encoder is a real model: unit tests run the gate on its fallback
     # features (deterministic, no torch); tests marked ``model`` run it.
+    # The same for the contradiction reader that flags supported claims (anchor_core.check).
     if request.node.get_closest_marker("model") is None:
         monkeypatch.setenv("ANCHOR_ANSWER_MODEL", "off")
+        monkeypatch.setenv("ANCHOR_READER_MODEL", "off")
     else:
         monkeypatch.delenv("ANCHOR_ANSWER_MODEL", raising=False)
+        monkeypatch.delenv("ANCHOR_READER_MODEL", raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     # The dashboard tests run as the local operator unless they choose a sign-in mode themselves
     # (tests/test_app_auth.py); without a setting the dashboard would serve public documents only.

@@ -33,7 +33,8 @@ from anchor_core.ask.llm import ChatClient, LLMAuthError, LLMConfig, LLMError, m
 from anchor_core.ask.question import QuestionAnalysis, analyse, answer_values
 from anchor_core.ask.relevance import relevance
 from anchor_core.ask.writers import Draft, DraftClaim, ExtractiveWriter, LLMWriter, llm_decompose, llm_judge
-from anchor_core.check import check
+from anchor_core.check import Reader, check
+from anchor_core.crossencoder import default_reader
 from anchor_core.embeddings import Embedder, Progress
 from anchor_core.errors import QueryError
 from anchor_core.models import CorpusInfo, Hit, Unit
@@ -415,7 +416,11 @@ def _finish(question: str, corpus: str, info: CorpusInfo, hits: list[Hit], units
     sources = _sources(hits, units, rel)
     models["writer"] = draft.writer
     claims, models["decomposer"] = _decompose(draft, run, llm=llm)
-    checked = _anchor(claims, sources, units, run, scorer=scorer)
+    # An extractive writer's claims are its quotes: only a writer's own words are worth the contradiction reader.
+    reader = default_reader() if draft.writer.startswith("llm") else None
+    if reader is not None:
+        models["reader"] = reader.name
+    checked = _anchor(claims, sources, units, run, scorer=scorer, reader=reader)
     if s.verify and checked and not any(c.supported for c in checked):
         # The failed claims stay in the refusal, so a reviewer sees which ones the sources contradict.
         verdicts = ", ".join(f"{n} {v.replace('_', ' ')}" for v in ("contradicted", "not_found")
@@ -613,11 +618,12 @@ def _atoms(text: str) -> list[str]:
 
 
 def _anchor(claims: list[DraftClaim], sources: list[Source], units: dict[str, Unit], run: _Run, *,
-            scorer: Scorer) -> list[CheckedClaim]:
+            scorer: Scorer, reader: Reader | None = None) -> list[CheckedClaim]:
     t = time.perf_counter()
     # Every claim against every retrieved source (a marker is the writer's hint, checked as wrong_source);
     # no embedder: the scorer was calibrated without the dense candidate search.
-    out = check(claims, sources, scorer=scorer, embedder=None, units={k: u.text for k, u in units.items()})
+    out = check(claims, sources, scorer=scorer, embedder=None, units={k: u.text for k, u in units.items()},
+                reader=reader)
     _writer_spans(claims, out, units, sources, threshold=scorer.threshold)
     bad = sum(not c.supported for c in out)
     run.emit("anchor", f"checked {count(len(out), 'statement')}, {bad} unsupported", t0=t,
