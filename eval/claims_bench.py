@@ -401,7 +401,8 @@ def main(argv: list[str] | None = None) -> int:
     fa = [r for r in after if r["kind"] == "paraphrase" and r["verdict"] == "contradicted"]
     md += [f"Paraphrases called contradicted ({len(fa)}): " + "; ".join(f"{r['id']} ({r['reason']})" for r in fa), ""]
     md += [f"Contradiction offsets exact: {sum(r['exact'] for r in preds)}/{len(preds)}", ""]
-    result: dict[str, Any] = {"taus": taus, "shipped_fit": [shipped, shipped_sigma], "claims": after}
+    kept = [{k: v for k, v in r.items() if k not in ("pairs", "restated_pair")} for r in after]  # quotes: in the md
+    result: dict[str, Any] = {"taus": taus, "shipped_fit": [shipped, shipped_sigma], "claims": kept}
     if not args.no_wice and (BENCH / "wice" / "claim_dev.jsonl").exists():
         wice, wsecs = run_wice(args.limit)
         cv, ts = wice_cv(wice)
