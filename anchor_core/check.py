@@ -106,17 +106,17 @@ def check(claims: Sequence[Claim], sources: Sequence[Source], *, scorer: Scorer,
     return _read(out, reader) if reader is not None else out
 
 
+def reading_pairs(c: CheckedClaim) -> list[tuple[str, str]]:
+    """The (quote, text) pairs a reader reads for a claim: each supported atom against its own quote, or a claim
+    restated by one sentence against that sentence."""
+    if c.anchor is not None and c.anchor.method == "restated":
+        return [(c.anchor.quote, c.text)]
+    return [(a.anchor.quote, a.text) for a in c.atoms if a.supported and a.anchor is not None]
+
+
 def _read(claims: list[CheckedClaim], reader: Reader) -> list[CheckedClaim]:
-    """Flag every supported claim whose quote the reader reads as stating otherwise (each supported atom
-    against its own quote; a claim restated by one sentence against that sentence)."""
-    pairs: list[tuple[int, str, str]] = []
-    for i, c in enumerate(claims):
-        if c.verdict != "supported":
-            continue
-        if c.anchor is not None and c.anchor.method == "restated":
-            pairs.append((i, c.anchor.quote, c.text))
-            continue
-        pairs += [(i, a.anchor.quote, a.text) for a in c.atoms if a.supported and a.anchor is not None]
+    """Flag every supported claim whose quote the reader reads as stating otherwise (:func:`reading_pairs`)."""
+    pairs = [(i, q, t) for i, c in enumerate(claims) if c.verdict == "supported" for q, t in reading_pairs(c)]
     if not pairs:
         return claims
     scores = reader.score([q for _, q, _ in pairs], [t for _, _, t in pairs])

@@ -20,7 +20,7 @@ Tasks:
     (source sentence, claim) -> does the claim state something the sentence contradicts? Trained on
     the hand-written claim files of ``eval/claims`` (faithful and contradicting paraphrases), the
     rule-made perturbations, rule edits of the faithful paraphrases and rule edits of corpus sentences
-    no claim file uses (``python -m eval.train_crossencoder contradicts``). :class:`ContradictionReader`
+    no claim file uses (``python -m eval.train_contradicts``). :class:`ContradictionReader`
     reads the quote of every supported claim with it; at the card's threshold (chosen
     leave-one-file-out) the claim is flagged for review, not called contradicted: its verdict still
     rests on the rules, which name the difference.

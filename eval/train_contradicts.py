@@ -116,7 +116,7 @@ def rule_verdicts(files: list[str]) -> list[dict]:
     """Each claim of ``files`` (and each faithful paraphrase's negation) checked as ``anchor verify`` checks it,
     rules only, with the quote its verdict rests on."""
     from anchor_core.anchoring import default_scorer
-    from anchor_core.check import check
+    from anchor_core.check import check, reading_pairs
     from anchor_core.report import Source
     from ingest import get_adapter
 
@@ -135,10 +135,8 @@ def rule_verdicts(files: list[str]) -> list[dict]:
             for k, (text, label) in enumerate(variants):
                 claim = type("C", (), {"text": text, "cited": [1]})()
                 res = check([claim], [src], scorer=scorer, cited_only=True, split_atoms=True)[0]
-                pairs = ([(res.anchor.quote, text)] if res.anchor is not None and res.anchor.method == "restated"
-                         else [(a.anchor.quote, a.text) for a in res.atoms if a.supported and a.anchor is not None])
                 out.append({"group": _group(f), "id": r["id"] + ("#neg" if k else ""), "label": label,
-                            "verdict": res.verdict, "pairs": pairs})
+                            "verdict": res.verdict, "pairs": reading_pairs(res)})
     return out
 
 
@@ -151,8 +149,10 @@ class Trainer:
         from transformers import AutoTokenizer
 
         from anchor_core.crossencoder import build
+        from anchor_core.embeddings import mean_pool
 
         self.torch = torch
+        self.mean_pool = mean_pool
         base = str(package.get_model_path())
         self.tok = AutoTokenizer.from_pretrained(base, local_files_only=True)
         self.model = build(torch, base, 6 - LOWER)
@@ -207,8 +207,7 @@ class Trainer:
         for layer in self.model.encoder.encoder.layer[LOWER:]:
             h = layer(h, attention_mask=mask)
             h = h[0] if isinstance(h, tuple) else h
-        pooled = (h * m.unsqueeze(-1)).sum(1) / m.sum(1, keepdim=True)
-        return self.model.head(pooled).squeeze(-1)
+        return self.model.head(self.mean_pool(h, m)).squeeze(-1)
 
     def fit(self, idx: list[int], y: list[int], *, epochs: float, lr: float, seed: int, label: str = "") -> float:
         torch = self.torch
@@ -304,13 +303,14 @@ def main(argv: list[str] | None = None) -> int:
     verdicts = [v for v in rule_verdicts([f"fresh_claims{f[1:]}.jsonl" for f in folds]) if v["verdict"] == "supported"]
     app = [(q, p) for v in verdicts for q, p in v["pairs"]]
     trainer = Trainer([(r["q"], r["p"]) for r in pairs] + app)
-    train_rows = [i for i, r in enumerate(pairs)]
+
+    def repeated(idx: list[int]) -> list[int]:  # the hand-written pairs --hand-repeat times
+        return idx + [i for i in idx if pairs[i]["src"].startswith("hand")] * (args.hand_repeat - 1)
+
     scored: dict[str, list[tuple[str, float]]] = {}
-    seconds = 0.0
     for fold in folds:
-        tr = [i for i in train_rows if pairs[i]["group"] != fold]
-        tr += [i for i in tr if pairs[i]["src"].startswith("hand")] * (args.hand_repeat - 1)
-        seconds = trainer.fit(tr, [pairs[i]["y"] for i in tr], epochs=args.epochs, lr=args.lr, seed=args.seed,
+        tr = repeated([i for i, p in enumerate(pairs) if p["group"] != fold])
+        trainer.fit(tr, [pairs[i]["y"] for i in tr], epochs=args.epochs, lr=args.lr, seed=args.seed,
                               label=fold)
         at = len(pairs)
         rows = []
@@ -333,8 +333,7 @@ def main(argv: list[str] | None = None) -> int:
         (CACHE / "contradicts-oof.json").write_text(json.dumps(scored) + "\n", encoding="utf-8")
     else:
         report = {"threshold": json.loads((OUT / "contradicts.json").read_text())["threshold"]}
-    every = [i for i in train_rows]
-    every += [i for i in every if pairs[i]["src"].startswith("hand")] * (args.hand_repeat - 1)
+    every = repeated(list(range(len(pairs))))
     seconds = trainer.fit(every, [pairs[i]["y"] for i in every], epochs=args.epochs, lr=args.lr, seed=args.seed,
                           label="all")
     trainer.save(OUT / "contradicts.safetensors")
