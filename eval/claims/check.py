@@ -191,7 +191,8 @@ def main() -> int:
                        ("hand", "fresh_claims5.jsonl"), ("hand", "fresh_claims6.jsonl"),
                        ("hand", "fresh_claims7.jsonl"), ("hand", "fresh_claims8.jsonl"),
                        ("hand", "fresh_claims9.jsonl"),
-                       ("hand", "fresh_claims10.jsonl")):
+                       ("hand", "fresh_claims10.jsonl"),
+                       ("hand", "fresh_claims11.jsonl")):
         path = HERE / name
         if not path.exists():
             problems.append(f"{name}: missing")
