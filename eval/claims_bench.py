@@ -503,6 +503,11 @@ FRESH_FILES = (
      "(session 42, on its start code 4081279, whose rules are session 42's: that session changed no rule): "
      "the table below. Neither the rules nor the contradiction reader were written or trained with this file, "
      "so its reader table is held out too."),
+    ("fresh_claims10.jsonl", "Tenth file: paraphrases and 50 contradicting paraphrases",
+     "Sentences drawn with seed 46 by `eval/claims/draw.py` (16 per corpus, the RFCs 14), written by a helper on 4 "
+     "Dec 2026 from the seventh file's brief, committed (c5f684f) and held out through session 42. **First run** "
+     "(session 43, on its start code 622bcd2): the table below. Neither the rules nor the contradiction reader "
+     "were written or trained with this file, so its reader table is held out too."),
 )
 
 
