@@ -47,7 +47,9 @@ FRESH = HERE / "questions" / "fresh"
 VALIDATION = ("aiact19", "aiact20", "aiact21", "gdpr19", "gdpr20", "gdpr21", "rfc18", "rfc19", "rfc20",
               "peps18", "peps19", "peps20", "adgm18", "adgm19", "adgm20")
 HELD_OUT = ("aiact22", "gdpr22", "rfc21", "peps21", "adgm21")
-"""Round 21, committed unrun for session 43: never read here."""
+"""Round 21, committed unrun for session 43 and never read here (it was run once by ``eval.fresh`` on that session's
+start code, and is spent since). This round and every later one are left out of :func:`spent_sets`; a later session
+moves the split forward (this round to ``VALIDATION``, the next unrun one here) before it trains again."""
 CORPORA_NAMES = ("aiact", "gdpr", "peps", "rfc", "adgm")
 
 
