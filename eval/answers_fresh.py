@@ -293,13 +293,16 @@ def loco(rows: list[dict], max_false: float) -> tuple[list[dict], list[bool], np
     return out_rows, out_ref, np.array(out_sc)
 
 
-def shipped(rows: list[dict]) -> tuple[list[bool], np.ndarray]:
-    """The shipped answerability model (``answerable.json``) on ``rows`` as they are."""
+def shipped(rows: list[dict], fallback: bool = False) -> tuple[list[bool], np.ndarray]:
+    """The shipped answerability model (``answerable.json``, or its ``fallback``) on ``rows`` as they are."""
     m = json.loads((Path(A.__file__).parents[1] / "anchor_core" / "ask" / "data" / "answerable.json")
                    .read_text(encoding="utf-8"))
-    sc = np.array([1 / (1 + np.exp(-(m["bias"] + sum(w * x for w, x in zip(m["weights"].values(), r["x"])))))
+    if fallback:
+        m = m["fallback"]
+    key = "x_fallback" if fallback else "x_full"
+    assert list(m["weights"]) == list(A.FALLBACK if fallback else A.FEATURES)
+    sc = np.array([1 / (1 + np.exp(-(m["bias"] + sum(w * x for w, x in zip(m["weights"].values(), r[key])))))
                    for r in rows])
-    assert list(m["weights"]) == list(A.FEATURES)
     return A.refused(rows, sc, m["threshold"]), sc - m["threshold"]
 
 
@@ -383,6 +386,9 @@ def report(ws: Path, store_ws: Path, weights: Path | None, max_false: float) -> 
     if weights is None:
         ref, sc = shipped(rows)
         lines += table("The shipped answerability model as it is (fitted on the dev sets only)", rows, ref, sc)
+        fb = shipped(rows, fallback=True)[0]
+        lines += ["", f"Its fallback (the same features without the cross-encoder, as `ANCHOR_ANSWER_MODEL=off` runs) "
+                      f"decides as it does on {sum(a == b for a, b in zip(ref, fb))} of {len(rows)} questions."]
     for name, pick in (("dev sets only", lambda r: r["split"] == "dev"), ("dev sets and validation rounds",
                                                                           lambda r: True)):
         fit_rows = [r for r in rows if pick(r)]
