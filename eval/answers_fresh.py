@@ -1,9 +1,11 @@
 """The ``answers`` cross-encoder and the answerability model, refitted on the spent held-out rounds.
 
     python -m eval.answers_fresh --workspace <ws> --collect    # retrieval for every spent question (cached)
-    python -m eval.answers_fresh --workspace <ws> --train      # pairs + training (cached lower layers), ~20 min
+    python -m eval.answers_fresh --workspace <ws> --train      # pairs + training (cached lower layers), 27-46 min
     python -m eval.answers_fresh --workspace <ws> --report     # LOCO answerability on dev + validation rounds
-    python -m eval.answers_fresh --workspace <ws> --report --write   # ship the weights, card and answerability.json
+    python -m eval.answers_fresh --workspace <ws> --report --shipped   # the same with the shipped weights
+
+Nothing here writes to the package: neither fine-tuned model was shipped (``eval/README.md``, session 43).
 
 Why: the shipped gate was fitted on 303 dev questions whose look-answerable half was easy, and its
 cross-encoder on ADGM only (ObliQA and rule-made echoes). Twenty rounds of held-out questions
@@ -33,7 +35,6 @@ import hashlib
 import json
 import pickle
 import random
-import re
 import time
 from pathlib import Path
 
@@ -41,6 +42,8 @@ import numpy as np
 
 from eval import answerability as A
 from eval.data import BENCH
+from eval.fresh import corpus_of
+from eval.train_crossencoder import pair_counts
 
 HERE = Path(__file__).resolve().parent
 FRESH = HERE / "questions" / "fresh"
@@ -51,22 +54,20 @@ HELD_OUT = ("aiact22", "gdpr22", "rfc21", "peps21", "adgm21")
 start code, and is spent since). This round and every later one are left out of :func:`spent_sets`; a later session
 moves the split forward (this round to ``VALIDATION``, the next unrun one here) before it trains again."""
 CORPORA_NAMES = ("aiact", "gdpr", "peps", "rfc", "adgm")
+ANSWERS_WEIGHTS = A.REPO / "anchor_core" / "data" / "answers.safetensors"
 
 
-def corpus_of(name: str) -> str:
-    return re.sub(r"\d+$", "", name)
+def set_number(name: str) -> int:
+    """The number of a set file of its corpus: ``aiact19`` is 19, ``aiact`` (the first) 1."""
+    return int(name[len(corpus_of(name)):] or 1)
 
 
 def spent_sets() -> list[str]:
     """Every fresh set that was run once and is spent, oldest first (the unrun rounds excluded: a set
     is unrun when it is not older than the held-out round of its corpus)."""
-    newest = {corpus_of(s): int(s[len(corpus_of(s)):]) for s in HELD_OUT}
-    out = []
-    for p in sorted(FRESH.glob("*.jsonl")):
-        c, n = corpus_of(p.stem), int(p.stem[len(corpus_of(p.stem)):] or 1)
-        if c in newest and n < newest[c]:
-            out.append(p.stem)
-    return sorted(out, key=lambda s: (corpus_of(s), int(s[len(corpus_of(s)):] or 1)))
+    newest = {corpus_of(s): set_number(s) for s in HELD_OUT}
+    out = [p.stem for p in FRESH.glob("*.jsonl") if set_number(p.stem) < newest.get(corpus_of(p.stem), 0)]
+    return sorted(out, key=lambda s: (corpus_of(s), set_number(s)))
 
 
 def training_sets() -> list[str]:
@@ -85,7 +86,12 @@ def rows_of(ws: Path, name: str) -> list[dict]:
     return rows
 
 
-def collect_all(ws: Path, names: list[str], store_ws: Path) -> None:
+def collect(ws: Path, store_ws: Path, names: list[str]) -> None:
+    """Retrieval for every question of ``names`` as ``anchor ask`` runs it, cached per set in ``ws``: a fresh set
+    by its name, a dev set of ``eval/questions`` as ``dev-<corpus>``."""
+    todo = [n for n in names if not (ws / f"fresh-rows-{n}.pkl").exists()]
+    if not todo:
+        return
     from anchor_core.named import use_adapters
     from anchor_core.stores.sqlite import SQLiteStore
     from ingest import get_adapter
@@ -93,17 +99,14 @@ def collect_all(ws: Path, names: list[str], store_ws: Path) -> None:
     use_adapters(get_adapter)
     store = SQLiteStore(store_ws / "anchor.db")
     emb = A.workspace_embedder(store_ws)
-    for name in names:
-        out = ws / f"fresh-rows-{name}.pkl"
-        if out.exists():
-            continue
+    for name in todo:
         t = time.perf_counter()
-        qs = load_set(name)
-        corpus = A.ensure(store, emb, corpus_of(name))
-        got = A.collect(store, emb, corpus, qs, name, False)
+        dev = name.removeprefix("dev-")
+        qs = A.load(dev) if dev != name else load_set(name)
+        got = A.collect(store, emb, A.ensure(store, emb, corpus_of(dev)), qs, name, False)
         for r, q in zip(got, qs):
             r["fact"], r["gold"] = q.get("fact", ""), q.get("gold", [])
-        out.write_bytes(pickle.dumps(got))
+        (ws / f"fresh-rows-{name}.pkl").write_bytes(pickle.dumps(got))
         print(f"{name}: {len(qs)} questions in {time.perf_counter() - t:.0f}s", flush=True)
 
 
@@ -145,10 +148,10 @@ def fresh_pairs(ws: Path, names: list[str], *, unanswerable: bool = True, remove
         for r in rows_of(ws, name):
             if not r["answerable"] and not unanswerable:
                 continue
-            fact = _flat(r.get("fact", ""))
+            fact, gold = _flat(r.get("fact", "")), set(r.get("gold", []))
             for h in r["hits"]:
-                text = passage_text(h)
-                if removed and r["answerable"] and fact and fact in _flat(h.text):
+                holds = bool(fact) and fact in _flat(h.text)
+                if removed and r["answerable"] and holds:
                     rest = without_fact(h.text, fact)
                     if rest is not None:
                         pairs.append({"q": r["question"], "p": passage_text(h.model_copy(update={"text": rest})),
@@ -156,13 +159,13 @@ def fresh_pairs(ws: Path, names: list[str], *, unanswerable: bool = True, remove
                                       "corpus": corpus_of(name)})
                 if not r["answerable"]:
                     y = 0
-                elif fact and fact in _flat(h.text):
+                elif holds:
                     y = 1
-                elif h.unit_id in set(r.get("gold", [])) or not fact:
+                elif h.unit_id in gold or not fact:
                     continue
                 else:
                     y = 0
-                pairs.append({"q": r["question"], "p": text, "y": y, "group": f"fresh:{r['id']}",
+                pairs.append({"q": r["question"], "p": passage_text(h), "y": y, "group": f"fresh:{r['id']}",
                               "src": f"fresh-{'pos' if y else ('unanswerable' if not r['answerable'] else 'other')}",
                               "corpus": corpus_of(name)})
     return pairs
@@ -187,10 +190,7 @@ def shipped_state() -> dict:
     """The shipped ``answers`` weights (fp32), the starting point of the fine-tuning."""
     from safetensors.torch import load_file
 
-    from anchor_core import crossencoder
-
-    path = Path(crossencoder.__file__).parent / "data" / "answers.safetensors"
-    return {k: v.float() for k, v in load_file(str(path)).items()}
+    return {k: v.float() for k, v in load_file(str(ANSWERS_WEIGHTS)).items()}
 
 
 def train(ws: Path, *, epochs: float, lr: float, seed: int, max_length: int = 192, variant: str = "all") -> Path:
@@ -202,9 +202,7 @@ def train(ws: Path, *, epochs: float, lr: float, seed: int, max_length: int = 19
     tag = "" if variant == "all" else f"-{variant}"
     data = ws / f"answers-fresh{tag}-pairs.jsonl"
     data.write_text("".join(json.dumps(p) + "\n" for p in pairs), encoding="utf-8")
-    counts: dict[str, int] = {}
-    for p in pairs:
-        counts[p["src"]] = counts.get(p["src"], 0) + 1
+    counts = pair_counts(pairs)
     print(f"{len(pairs)} pairs: {counts}", flush=True)
     trainer = Trainer([(p["q"], p["p"]) for p in pairs], max_length=max_length)
     start = shipped_state()
@@ -222,35 +220,17 @@ def train(ws: Path, *, epochs: float, lr: float, seed: int, max_length: int = 19
     return out
 
 
-def collect_dev(ws: Path, store_ws: Path) -> None:
-    """The five dev sets of ``eval/questions``, retrieved the same way (cached beside the fresh rows)."""
-    from anchor_core.named import use_adapters
-    from anchor_core.stores.sqlite import SQLiteStore
-    from ingest import get_adapter
-
-    use_adapters(get_adapter)
-    store = SQLiteStore(store_ws / "anchor.db")
-    emb = A.workspace_embedder(store_ws)
-    for name in CORPORA_NAMES:
-        out = ws / f"fresh-rows-dev-{name}.pkl"
-        if not out.exists():
-            qs = A.load(name)
-            got = A.collect(store, emb, A.ensure(store, emb, name), qs, f"dev-{name}", False)
-            out.write_bytes(pickle.dumps(got))
-
-
 def scored_rows(ws: Path, store_ws: Path, weights: Path | None) -> list[dict]:
     """Dev and validation rows with their features, the ``answers`` score read by ``weights`` (the shipped
     model when ``None``). Each row's ``set`` is its corpus: folds are corpora, not files."""
     from anchor_core import crossencoder
 
-    collect_dev(ws, store_ws)
+    collect(ws, store_ws, [f"dev-{name}" for name in CORPORA_NAMES])
     rows = [dict(r, split="dev") for name in CORPORA_NAMES for r in rows_of(ws, f"dev-{name}")]
     rows += [dict(r, split="validation") for name in VALIDATION for r in rows_of(ws, name)]
     for r in rows:
         r["file"], r["set"] = r["set"], r["corpus"]
-    tag = hashlib.sha256((weights or Path(crossencoder.__file__).parent / "data" / "answers.safetensors")
-                         .read_bytes()).hexdigest()[:12]
+    tag = hashlib.sha256((weights or ANSWERS_WEIGHTS).read_bytes()).hexdigest()[:12]
     cache = ws / f"answers-scores-{tag}.pkl"
     have: dict[tuple[str, str], float] = pickle.loads(cache.read_bytes()) if cache.exists() else {}
     from anchor_core.ask.answerable import passage_text
@@ -277,13 +257,14 @@ def auc_of(rows: list[dict], scores: np.ndarray) -> float:
     return float(roc_auc_score(y, scores)) if len(set(y)) == 2 else float("nan")
 
 
-def loco(rows: list[dict], max_false: float) -> tuple[list[dict], list[bool], np.ndarray]:
-    """Every corpus scored once by the model fitted on the other four (threshold by inner LOCO)."""
+def loco(fit_rows: list[dict], rows: list[dict], max_false: float) -> tuple[list[dict], list[bool], np.ndarray]:
+    """Every corpus of ``rows`` scored once by the model fitted on the other four corpora's ``fit_rows``
+    (threshold by inner LOCO among them)."""
     out_rows: list[dict] = []
     out_ref: list[bool] = []
     out_sc: list[float] = []
     for c in CORPORA_NAMES:
-        train_rows = [r for r in rows if r["set"] != c]
+        train_rows = [r for r in fit_rows if r["set"] != c]
         test = [r for r in rows if r["set"] == c]
         t = A.choose_threshold(train_rows, max_false)
         sc = A.prob(A.fit(train_rows), test)
@@ -295,8 +276,7 @@ def loco(rows: list[dict], max_false: float) -> tuple[list[dict], list[bool], np
 
 def shipped(rows: list[dict], fallback: bool = False) -> tuple[list[bool], np.ndarray]:
     """The shipped answerability model (``answerable.json``, or its ``fallback``) on ``rows`` as they are."""
-    m = json.loads((Path(A.__file__).parents[1] / "anchor_core" / "ask" / "data" / "answerable.json")
-                   .read_text(encoding="utf-8"))
+    m = A.ans_mod.model()
     if fallback:
         m = m["fallback"]
     key = "x_fallback" if fallback else "x_full"
@@ -351,14 +331,12 @@ def question_only(rows: list[dict]) -> np.ndarray:
     """The wording control (``eval.question_only``'s model): P(answerable) of each validation row from a TF-IDF
     logistic model over the training rounds' questions alone. A reader trained on those rounds must beat it on
     the validation rows, or it learned the brief's wording rather than reading the passages."""
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.linear_model import LogisticRegression
+    from eval.question_only import question_model
 
     train_q = [q for name in training_sets() for q in load_set(name)]
-    vec = TfidfVectorizer(ngram_range=(1, 2), min_df=2)
-    x = vec.fit_transform([q["question"] for q in train_q])
-    m = LogisticRegression(max_iter=2000).fit(x, [int(q["type"] != "unanswerable") for q in train_q])
-    return m.predict_proba(vec.transform([r["question"] for r in rows]))[:, 1]
+    predict = question_model([q["question"] for q in train_q],
+                             np.array([int(q["type"] != "unanswerable") for q in train_q]))
+    return predict([r["question"] for r in rows])
 
 
 def report(ws: Path, store_ws: Path, weights: Path | None, max_false: float) -> tuple[list[str], list[dict]]:
@@ -389,90 +367,12 @@ def report(ws: Path, store_ws: Path, weights: Path | None, max_false: float) -> 
         fb = shipped(rows, fallback=True)[0]
         lines += ["", f"Its fallback (the same features without the cross-encoder, as `ANCHOR_ANSWER_MODEL=off` runs) "
                       f"decides as it does on {sum(a == b for a, b in zip(ref, fb))} of {len(rows)} questions."]
-    for name, pick in (("dev sets only", lambda r: r["split"] == "dev"), ("dev sets and validation rounds",
-                                                                          lambda r: True)):
-        fit_rows = [r for r in rows if pick(r)]
-        out_rows, ref, sc = loco(fit_rows, max_false)
-        if name.startswith("dev sets only"):
-            # the validation rounds scored by the model fitted on the other corpora's dev sets
-            val = [r for r in rows if r["split"] == "validation"]
-            vref, vsc = [], []
-            for c in CORPORA_NAMES:
-                tr = [r for r in fit_rows if r["set"] != c]
-                te = [r for r in val if r["set"] == c]
-                t = A.choose_threshold(tr, max_false)
-                p = A.prob(A.fit(tr), te)
-                vref += A.refused(te, p, t)
-                vsc += list(p - t)
-                out_rows += te
-            ref += vref
-            sc = np.concatenate([sc, np.array(vsc)])
+    for name, fit_rows in (("dev sets only", [r for r in rows if r["split"] == "dev"]),
+                           ("dev sets and validation rounds", rows)):
+        out_rows, ref, sc = loco(fit_rows, rows, max_false)
         lines += table(f"Refitted on the {name}, leave-one-corpus-out", out_rows, ref, sc)
         lines += ["", *per_kind(out_rows, ref)]
     return lines, rows
-
-
-def write(ws: Path, rows: list[dict], max_false: float, weights: Path) -> None:
-    """Ship the fine-tuned weights with their card, and the answerability model fitted on every dev and
-    validation row (threshold by leave-one-corpus-out inside them), with its LOCO figures."""
-    import shutil
-
-    from anchor_core import crossencoder
-    from eval.train_crossencoder import __doc__ as base_doc
-
-    data_dir = Path(crossencoder.__file__).parent / "data"
-    meta = json.loads(weights.with_suffix(".json").read_text(encoding="utf-8"))
-    old = json.loads((data_dir / "answers.json").read_text(encoding="utf-8"))
-    base_card = {k: old[k] for k in ("task", "base", "top_layers", "max_length", "pooling", "head")}
-    val = [r for r in rows if r["split"] == "validation"]
-    card = {**base_card,
-            "trained_by": "python -m eval.train_crossencoder answers --max-length 192 --lr 1e-4 (the ADGM model), "
-                          f"then python -m eval.answers_fresh --train --variant {meta['variant']} --epochs "
-                          f"{meta['epochs']} --lr {meta['lr']} "
-                          "(fine-tuned from it)",
-            "data": "Fine-tuned from the ADGM model (below) on the spent held-out question rounds: "
-                    + __doc__.split("The rounds are split by time, never by question:")[1].split("* **validation")[0]
-                    .strip() + "\n\nThe ADGM model's data: "
-                    + (base_doc or "").split("Provenance")[1].split("Questions are split")[0].strip(),
-            "training_sets": meta["training_sets"], "pairs": meta["pairs"], "pairs_sha256": meta["pairs_sha256"],
-            "epochs": meta["epochs"], "lr": meta["lr"], "seconds": meta["seconds"],
-            "validation": "questions of rounds 18-20 (" + ", ".join(VALIDATION) + "), never trained on: ROC AUC of "
-                          "the best retrieved passage's score, answerable against look-answerable unanswerable",
-            "validation_questions": len(val),
-            "validation_auc": round(auc_of(val, np.array([r["x_full"][A.FEATURES.index("answers")] for r in val])), 4),
-            "previous": {k: old[k] for k in ("validation_pairs", "validation_auc", "pairs", "pairs_sha256")
-                         if k in old}}
-    shutil.copyfile(weights, data_dir / "answers.safetensors")
-    (data_dir / "answers.json").write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
-
-    def model(features: tuple[str, ...]) -> dict:
-        use = [dict(r, x=[r["x_full"][A.FEATURES.index(f)] for f in features]) for r in rows]
-        full = A.fit(use)
-        out_rows, ref, _ = loco(use, max_false)
-        figures = {}
-        for c in CORPORA_NAMES:
-            for split in ("dev", "validation"):
-                sel = [(r, x) for r, x in zip(out_rows, ref) if r["set"] == c and r["split"] == split]
-                figures[f"{c} {split}"] = A.rates([r for r, _ in sel], [x for _, x in sel])
-        for split in ("dev", "validation"):
-            sel = [(r, x) for r, x in zip(out_rows, ref) if r["split"] == split]
-            figures[f"all {split}"] = A.rates([r for r, _ in sel], [x for _, x in sel])
-        return {"features": list(features), "bias": float(full.intercept_[0]),
-                "weights": {f: float(w) for f, w in zip(features, full.coef_[0])},
-                "threshold": A.choose_threshold(use, max_false), "leave_one_corpus_out": figures}
-
-    spec = {"note": "fitted by python -m eval.answers_fresh --report --write on the five dev sets of eval/questions "
-                    "and the validation rounds 18-20 of eval/questions/fresh (answerable = 1); the threshold by "
-                    "leave-one-corpus-out inside them. An evidence score, not a probability of a correct answer.",
-            **model(A.FEATURES), "max_false_refusals": max_false,
-            "data": {c: {split: {"questions": sum(r["set"] == c and r["split"] == split for r in rows),
-                                 "unanswerable": sum(r["set"] == c and r["split"] == split and not r["answerable"]
-                                                     for r in rows)} for split in ("dev", "validation")}
-                     for c in CORPORA_NAMES},
-            "fallback": {"note": "used when the cross-encoder is not installed or ANCHOR_ANSWER_MODEL=off",
-                         **model(A.FALLBACK)}}
-    A.OUT.write_text(json.dumps(spec, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {data_dir / 'answers.safetensors'}, answers.json and {A.OUT}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -488,7 +388,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--report", action="store_true")
     ap.add_argument("--shipped", action="store_true", help="with --report: the shipped answers weights")
     ap.add_argument("--max-false", type=float, default=0.1)
-    ap.add_argument("--write", action="store_true", help="with --report: ship the weights and the refitted model")
     args = ap.parse_args(argv)
     if not (BENCH / "obliqa").exists():
         print(f"skipped: no training data under {BENCH} (set ANCHOR_BENCH_DATA)")
@@ -497,13 +396,13 @@ def main(argv: list[str] | None = None) -> int:
     cache = ws / "answers-fresh"
     cache.mkdir(parents=True, exist_ok=True)
     if args.collect:
-        collect_all(cache, spent_sets(), ws)
+        collect(cache, ws, spent_sets())
     if args.train:
         train(cache, epochs=args.epochs, lr=args.lr, seed=args.seed, variant=args.variant)
     if args.report:
         tag = "" if args.variant == "all" else f"-{args.variant}"
         weights = None if args.shipped else cache / f"answers-fresh{tag}.safetensors"
-        lines, rows = report(cache, ws, weights, args.max_false)
+        lines, _ = report(cache, ws, weights, args.max_false)
         which = "shipped" if weights is None else args.variant
         shown = " ".join(a for a in (argv if argv is not None else __import__("sys").argv[1:])
                          if not a.startswith("/") and a != "--workspace")
@@ -516,10 +415,6 @@ def main(argv: list[str] | None = None) -> int:
                                 encoding="utf-8"))["pairs"].items()) + " pairs)"), *lines]) + "\n"
         print(md)
         (HERE / "results" / f"answers-fresh-{which}.md").write_text(md, encoding="utf-8")
-        if args.write:
-            if weights is None:
-                raise SystemExit("--write ships the fine-tuned weights: run it without --shipped")
-            write(cache, rows, args.max_false, weights)
     return 0
 
 

@@ -22,6 +22,7 @@ while a reader trained only on answerable questions (it cannot learn their wordi
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -37,21 +38,27 @@ def load(names: list[str]) -> list[dict]:
     return [{**r, "corpus": corpus_of(name)} for name in names for r in read_jsonl(FRESH / f"{name}.jsonl")]
 
 
-def loco_scores(questions: list[str], labels: np.ndarray, corpora: np.ndarray) -> np.ndarray:
-    """P(answerable) of each question from a model fitted on the other corpora's questions only."""
+def question_model(questions: list[str], labels: np.ndarray) -> Callable[[list[str]], np.ndarray]:
+    """The control: a TF-IDF (words and word pairs) logistic model fitted on ``questions`` alone; it returns
+    P(answerable) of other questions."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
+    vec = TfidfVectorizer(ngram_range=(1, 2), min_df=2)
+    model = LogisticRegression(max_iter=2000).fit(vec.fit_transform(questions), labels)
+    return lambda qs: model.predict_proba(vec.transform(qs))[:, 1]
+
+
+def loco_scores(questions: list[str], labels: np.ndarray, corpora: np.ndarray) -> np.ndarray:
+    """P(answerable) of each question from a model fitted on the other corpora's questions only."""
     out = np.full(len(questions), np.nan)
     for corpus in sorted(set(corpora)):
         test = corpora == corpus
         train = ~test
         if len(set(labels[train])) < 2:
             continue
-        vec = TfidfVectorizer(ngram_range=(1, 2), min_df=2)
-        x = vec.fit_transform([q for q, t in zip(questions, train) if t])
-        model = LogisticRegression(max_iter=2000).fit(x, labels[train])
-        out[test] = model.predict_proba(vec.transform([q for q, t in zip(questions, test) if t]))[:, 1]
+        predict = question_model([q for q, t in zip(questions, train) if t], labels[train])
+        out[test] = predict([q for q, t in zip(questions, test) if t])
     return out
 
 
