@@ -311,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     for fold in folds:
         tr = repeated([i for i, p in enumerate(pairs) if p["group"] != fold])
         trainer.fit(tr, [pairs[i]["y"] for i in tr], epochs=args.epochs, lr=args.lr, seed=args.seed,
-                              label=fold)
+                    label=fold)
         at = len(pairs)
         rows = []
         for v in verdicts:
