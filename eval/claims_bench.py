@@ -508,6 +508,11 @@ FRESH_FILES = (
      "Dec 2026 from the seventh file's brief, committed (c5f684f) and held out through session 42. **First run** "
      "(session 43, on its start code 622bcd2): the table below. Neither the rules nor the contradiction reader "
      "were written or trained with this file, so its reader table is held out too."),
+    ("fresh_claims11.jsonl", "Eleventh file: 78 paraphrases and 50 contradicting paraphrases",
+     "Sentences drawn with seed 47 by `eval/claims/draw.py` (16 per corpus, the RFCs 14), written by a helper on 4 "
+     "Dec 2026 from the seventh file's brief, committed (0301300) and held out through session 43. **First run** "
+     "(session 44, on its start code 86a65cc): the table below. Neither the rules nor the contradiction reader "
+     "were written or trained with this file, so its reader table is held out too."),
 )
 
 
