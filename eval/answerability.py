@@ -165,7 +165,9 @@ def featurise(rows: list[dict], embedder=None) -> None:
         r["x"] = r["x_full"]
         spelled = [h.text for h in r["hits"]] + [h.heading for h in r["hits"]] + [h.document for h in r["hits"]]
         lay = lay_acronyms(r["question"])
-        r["ruled"] = any(t not in lay and not acronym_in(t, spelled) for t in r["missing_names"])
+        # the gate's rules before its model: a name the corpus never writes, a term the question asks the sources to
+        # define that no retrieved sentence defines
+        r["ruled"] = any(t not in lay and not acronym_in(t, spelled) for t in r["missing_names"]) or a.defined is False
 
 
 def fit(rows: list[dict], c: float = 1.0):

@@ -72,6 +72,10 @@ def test_of_several_documents_named_the_asking_clause_s_is_asked_about():
     # a question between two titles: the closer one leaves a word of the other unexplained
     ("When was the OAuth 2.0 Authorization Framework bearer spec published?", "bearer"),
     ("When was the OAuth 2.0 spec published?", "title"),
+    # the named document gives the date of another one, which the question points back at: its header dates
+    # only itself
+    ("Our client follows the token type registry that RFC 7009 cites as a separate spec. What publication date "
+     "does RFC 7009 give for that spec?", "points back at another document"),
 ])
 def test_no_header_answers_a_question_about_something_else(question, why):
     got, reason = found(question, frozenset({"rfc-7009"}) if "RFC 7009" in question else frozenset())

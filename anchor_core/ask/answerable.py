@@ -54,7 +54,7 @@ from importlib import resources
 
 import numpy as np
 
-from anchor_core import crossencoder
+from anchor_core import crossencoder, definitions
 from anchor_core.ask.question import (
     MULTIPLICATIVE,
     TIME_UNIT_WORD,
@@ -175,6 +175,11 @@ class Answerability:
     asked: str = ""
     """The kind of expression the question asks for, when it asks for one (:data:`KIND_NOUN`'s keys: the
     analysis's value kind, or the form an ``other`` question names: ``status``, ``code``, ``age``)."""
+    term: str = ""
+    """The term the question asks the sources to define ("How does the GDPR define 'consent'?"), if it asks so."""
+    defined: bool | None = None
+    """Whether a retrieved sentence defines :attr:`term` (:func:`anchor_core.definitions.defines`, or the corpus's
+    definition that retrieval fetched for it); ``None`` when the question asks for no definition."""
 
     def features(self) -> dict[str, float]:
         f = {"dense": self.dense, "focus": self.focus, "tied": self.tied, "tied_local": self.tied_local,
@@ -186,6 +191,7 @@ class Answerability:
     def as_dict(self) -> dict:
         a = self.analysis
         return {"kind": a.kind, "focus_terms": a.parts, "focus": round(self.focus, 3), "tied": round(self.tied, 3),
+                **({"term": self.term, "defined": self.defined} if self.defined is not None else {}),
                 "tied_local": round(self.tied_local, 3), "tied_asked": round(self.tied_asked, 3),
                 "dense": round(self.dense, 3), "expression": self.expression, "answer_sentence": self.sentence[:200],
                 "unknown": self.unknown,
@@ -364,6 +370,15 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     own_q = {p: idf[p] for p in known if stems[p] in asked_stems}
     if own_q and len(own_q) < len(known):
         out.tied_asked = feature(own_q)
+    # "How does the GDPR define 'consent'?" asks for the sources' definition: a passage that uses the term without
+    # saying what it is does not answer, however well it covers the question's words
+    if a.kind == "definition" and (term := definitions.asked_to_define(question)):
+        fetched = {definitions.norm(h.named[len(definitions.FETCHED):].strip("‘’'")) for h in hits
+                   if h.named.startswith(definitions.FETCHED)}
+        out.term = term
+        out.defined = definitions.norm(term) in fetched or any(definitions.defines(r.text, term) for r in reads)
+        if out.defined:
+            out.sentence = next((r.text for r in reads if definitions.defines(r.text, term)), out.sentence)
     return out
 
 

@@ -239,6 +239,17 @@ def _noun_phrase(text: str, m: re.Match[str]) -> str:
     return " ".join([*kept, m.group(0)]) + (after.group(0) if after else "")
 
 
+# a demonstrative before a document noun points back at a document named before it ("that spec", "this RFC")
+_POINTER = re.compile(r"\b(?:that|this|the said|the latter)\s+(?:rfc|spec|specification|memo|draft|document|pep)\b",
+                      re.I)
+
+
+def _pointed(asking: str, m: re.Match[str]) -> str:
+    """The pointer ``m`` with what stands in apposition right after it ("that spec, RFC 7518,")."""
+    rest = re.match(r"[\s,(]*(?:RFC|PEP|BCP)\s?\d+", asking[m.end():], re.I)
+    return m.group(0) + (rest.group(0) if rest else "")
+
+
 def _writes(text: str, doc: Document) -> bool:
     """``text`` names ``doc``: its designation ("RFC 7519") or at least half of its title's words (an acronym for
     the words it abbreviates)."""
@@ -261,9 +272,19 @@ def points_elsewhere(question: str, doc: Document) -> bool:
     True
     >>> points_elsewhere("Our gateway follows the JSON Web Algorithms spec. Who wrote that spec?", d)
     False
+
+    An asking clause that names ``doc`` as what gives the answer and points back at another document ("what
+    publication date does RFC 7518 give for that spec?") asks about the other one: the header dates ``doc``.
+
+    >>> points_elsewhere("JWA builds on an earlier authenticated-encryption specification. What publication date "
+    ...                  "does RFC 7518 give for that specification?", d)
+    True
+    >>> points_elsewhere("Our gateway follows RFC 7518. When was that spec, RFC 7518, published?", d)
+    False
     """
     asking = asking_clause(question)
-    if _writes(asking, doc):
+    pointer = _POINTER.search(asking)
+    if _writes(asking, doc) and (pointer is None or _writes(_pointed(asking, pointer), doc)):
         return False
     situation = question[:question.rfind(asking)]
     nouns = list(_DOC_NOUN.finditer(situation))

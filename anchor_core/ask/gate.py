@@ -359,6 +359,11 @@ def decide(sig: GateSignals, *, hits: list[Hit], model: dict | None = None,
         score = answerable_mod.score(answerability, spec)
         data = {**sig.as_dict(), **answerability.as_dict()}
         t = {"pass": spec["threshold"]}
+        if answerability.defined is False:
+            # the question asks how the sources define a term, and no retrieved sentence defines it (nor did the
+            # corpus's own "‘term’ means" definitions, which retrieval fetches for a term the question asks about)
+            return GateDecision(verdict="weak", score=score, code="not_answered", signals=data, thresholds=t,
+                                reason=f"the retrieved passages use “{answerability.term}” but none defines it")
         if score >= spec["threshold"]:
             # "confident": below it, answers were more often wrong than right on held-out questions
             # (eval/confidence_band.py); such a run is headlined "not confirmed" (anchor_core.assessment)

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 
+from anchor_core import definitions
 from anchor_core.text import NUMBER_WORDS, STOP_WORDS, words
 
 KINDS = ("date", "duration", "amount", "percentage", "count", "person_or_body", "place", "list", "yes_no",
@@ -97,6 +98,9 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [(k, re.compile(p, re.I)) for k, p i
               r"port|unit|quotes|character)\b"),
     ("definition", r"^\W*what (is|are|does) (an? |the )?[\w'’\- ]{1,40}?\b(mean|means)\b|\bwhat counts as\b|"
                    r"\bwho counts as\b|^\W*define\b|\bdefinition of\b|"
+                   # "How does the GDPR define 'consent'?", "How is a deep fake defined?": the sources' definition
+                   r"(?:^\W*|,\s*)how (?:does|do|did|would|will) (?!(?:we|i|you|they|our|my|your)\b)[^?]*\bdefines?\b|"
+                   r"(?:^\W*|,\s*)how (?:is|are)\b[^?]*\bdefined\b|"
                    r"^\W*what (is|are) (an? )[\w'’\-]+( [\w'’\-]+){0,3}\W*$|\bcount as an?\b"),
     ("procedure", r"^\W*how (do|does|can|should|must|would|to|is|are)\b|"
                   r"\bwhat (steps|process|procedure)\b|\bwhat (must|should|do|does|can) (\w+ ){0,4}do\b"),
@@ -164,6 +168,8 @@ def predict_kind(question: str) -> str:
     ...     "What percentage of turnover can the fine be?", "Who sits on the Board?",
     ...     "Which documents must the provider keep?", "Is emotion recognition banned at work?")]
     ['duration', 'percentage', 'person_or_body', 'list', 'yes_no']
+    >>> predict_kind("How does the GDPR define 'consent'?"), predict_kind("How do we define our scopes?")
+    ('definition', 'procedure')
     """
     q = " ".join(question.split())
     # the clause that asks: a scene-setting sentence before it ("Our officer left. How long ...?") says nothing
@@ -914,6 +920,10 @@ def fits_kind(text: str, kind: str, *, lead_in: bool = False, point: bool = Fals
     if kind == "list":
         return 1.0 if lead_in else 0.5 if point else 0.0
     if kind == "definition":
+        # a question that asks how the sources define a term wants the sentence that defines that term
+        term = definitions.asked_to_define(question) if question else None
+        if term:
+            return 1.0 if definitions.defines(text, term) else 0.0
         return 1.0 if _DEFINES.search(text) else 0.0
     if kind == "procedure":
         return 1.0 if lead_in else 0.5 if _STEPS.search(text) else 0.0
