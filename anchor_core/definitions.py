@@ -208,26 +208,23 @@ def entries_of(term: str, store: Store, corpus: str) -> list[Definition]:
     if not ids or len(ids) > GLOSSARY_UNITS:
         return []
     rx = _entry(term)
-    out = [Definition(m.group("t"), uid, m.start("t"), m.end())
-           for uid, u in sorted(store.get_units(corpus, ids).items()) for m in rx.finditer(u.text)]
-    return out
+    return [Definition(m.group("t"), uid, m.start("t"), m.end())
+            for uid, u in sorted(store.get_units(corpus, ids).items()) for m in rx.finditer(u.text)]
 
 
 # --- questions that ask how the sources define a term ---------------------------------------------
 
-# "How does the GDPR define 'consent'?", "How is a deep fake defined?", "the definition of profiling", "What does
-# the Act mean by 'provider'?": the question asks for the sources' own definition, which a passage either gives or
-# does not. ("What does a rowcount of -1 mean?" asks what something means, which a description may answer.)
+# "How does the GDPR define 'consent'?", "How is a deep fake defined?", "the definition of profiling": the question asks
+# for the sources' own definition, which a passage either gives or does not. ("What does a rowcount of -1 mean?" asks
+# what something means, which a description may answer; "which modes does the spec define" asks what it specifies.)
 _Q = "['‘’\"“”`]*"
+_END = r"(?=\s*(?:[?,;:]|$)|\s+(?:and|or|under|in|for|as|according|when|within|there|here|that|which|so|to)\b)"
 _TO_DEFINE = [re.compile(p, re.I) for p in (
     r"\bhow\s+(?:does|do|did|would|will)\s+(?!(?:we|i|you|they|our|my|your)\b)(?:[^?]{0,80}?\s)?defines?\s+"
-    r"(?:the\s+term\s+)?"
-    rf"{_ARTICLE}{_Q}(?P<t>[^?,;:]+?){_Q}{{end}}",
+    rf"(?:the\s+term\s+)?{_ARTICLE}{_Q}(?P<t>[^?,;:]+?){_Q}{_END}",
     rf"\bhow\s+(?:is|are)\s+{_ARTICLE}{_Q}(?P<t>[^?,;:]+?){_Q}\s+defined\b",
-    rf"^\W*(?:what|how)\b[^?]*\bdefinitions?\s+of\s+(?:the\s+term\s+)?{_ARTICLE}{_Q}(?P<t>[^?,;:]+?){_Q}{{end}}",
+    rf"^\W*(?:what|how)\b[^?]*\bdefinitions?\s+of\s+(?:the\s+term\s+)?{_ARTICLE}{_Q}(?P<t>[^?,;:]+?){_Q}{_END}",
 )]
-_END = r"(?=\s*(?:[?,;:]|$)|\s+(?:and|or|under|in|for|as|according|when|within|there|here|that|which|so|to)\b)"
-_TO_DEFINE = [re.compile(p.pattern.replace("{end}", _END), re.I) for p in _TO_DEFINE]
 # "How does the FSRA define that term?": what the pointer stands for is not read
 _POINTS = re.compile(r"^(?:that|this|these|those|it|such)\b|^(?:the\s+)?term$", re.I)
 _HEDGES = re.compile(r"\s+(?:actually|exactly|really|itself|precisely)$", re.I)
