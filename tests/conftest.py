@@ -24,14 +24,14 @@ SHARED = REPO.parent / "shared" / "data"
 def _workspace(request, tmp_path, monkeypatch):
     monkeypatch.setenv("ANCHOR_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("ANCHOR_EMBEDDER", "hash")
-    # The answerability cross-encoder is a real model: unit tests run the gate on its fallback
-    # features (deterministic, no torch); tests marked ``model`` run it.
+    # The answerability cross-encoder is a real model, opt-in (ANCHOR_ANSWER_MODEL=answers): unit tests run the
+    # gate on its fallback features (deterministic, no torch), as the default does; tests marked ``model`` run it.
     # The same for the contradiction reader that flags supported claims (anchor_core.check).
     if request.node.get_closest_marker("model") is None:
         monkeypatch.setenv("ANCHOR_ANSWER_MODEL", "off")
         monkeypatch.setenv("ANCHOR_READER_MODEL", "off")
     else:
-        monkeypatch.delenv("ANCHOR_ANSWER_MODEL", raising=False)
+        monkeypatch.setenv("ANCHOR_ANSWER_MODEL", "answers")  # opt-in: the default does not run it
         monkeypatch.delenv("ANCHOR_READER_MODEL", raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     # The dashboard tests run as the local operator unless they choose a sign-in mode themselves

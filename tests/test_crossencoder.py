@@ -47,6 +47,17 @@ def test_the_cross_encoder_can_be_switched_off(monkeypatch):
     assert answerable.answer_scores("How long are logs kept?", [hit("Logs are kept for six months.")]) is None
 
 
+def test_the_cross_encoder_is_opt_in(monkeypatch):
+    """It changed no refusal on the questions measured and triples the time of ``ask``: the default does not load it."""
+    from anchor_core.config import Settings
+
+    monkeypatch.delenv("ANCHOR_ANSWER_MODEL", raising=False)
+    monkeypatch.setattr(crossencoder, "shared", lambda task: pytest.fail("the cross-encoder was loaded"))
+    assert answerable.answer_scores("How long are logs kept?", [hit("Logs are kept for six months.")]) is None
+    assert Settings.from_env({}).answer_model == "off"
+    assert Settings.from_env({"ANCHOR_ANSWER_MODEL": "answers"}).answer_model == "answers"
+
+
 def test_weights_that_do_not_fit_the_base_model_are_refused(tmp_path, monkeypatch):
     pytest.importorskip("torch")
     import numpy as np
