@@ -55,7 +55,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from anchor_core.scorers.features import IMPLICIT_NEGATIVES
@@ -128,7 +128,26 @@ class Contradiction:
 
 
 def _words(text: str) -> list[Token]:
-    return [t for t in analyse(text) if t.kind != "punct" or t.text in _CLAUSE_OPEN]
+    toks = [t for t in analyse(text) if t.kind != "punct" or t.text in _CLAUSE_OPEN]
+    # "Chapter VI", "Annex III", "Title II": a roman numeral after a capitalised head is the reference's number, so
+    # "Chapter IV" for "Chapter VI" is another reference, as "Article 64(1)" for "Article 64(2)" is
+    for i in range(1, len(toks)):
+        t, head = toks[i], toks[i - 1]
+        if t.kind == "word" and _ROMAN.fullmatch(t.text) and head.kind == "word" and head.text[:1].isupper() \
+                and head.text.lower() in _ROMAN_HEADS:
+            toks[i] = replace(t, key="#" + t.text, kind="number", content=True)
+    return toks
+
+
+def _roman(t: Token) -> bool:
+    """A roman numeral that :func:`_words` read as a reference's number ("IV" keyed "#IV")."""
+    return t.kind == "number" and t.text.isalpha() and t.key == "#" + t.text
+
+
+_ROMAN = re.compile(r"(?=[IVXLC])(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")  # I to XCIX
+# the heads that number their units in roman numerals (EU law's chapters, titles, annexes; a rulebook's parts)
+_ROMAN_HEADS = frozenset({"chapter", "chapters", "title", "titles", "annex", "annexes", "part", "parts", "section",
+                          "sections", "schedule", "book", "appendix"})
 
 
 def _statement(text: str) -> list[Token]:
@@ -555,7 +574,8 @@ def _reference(toks: list[Token], j: int) -> tuple[str, str] | None:
     while k < len(toks) and (toks[k].kind == "number" or toks[k].text == "("):
         k += 1
     counts = k < len(toks) and toks[k].kind == "word" and toks[k].content
-    if counts and not (i - 1 > 0 and head.text[:1].isupper()):
+    # a roman numeral counts nothing (:func:`_words` made it a number, keyed "#IV", only after a reference head)
+    if counts and not (i - 1 > 0 and head.text[:1].isupper()) and not _roman(toks[i]):
         return None
     nums = [(n, t) for n, t in enumerate(toks[i:k], start=i) if t.kind == "number"]
     written = "".join(f"({t.text})" if toks[n - 1].text == "(" else t.text for n, t in nums)
@@ -640,6 +660,8 @@ def _numbers(stoks: list[Token], ctoks: list[Token], about_it: bool = True) -> C
         date = is_month or _is_year(t) or any(0 <= k < len(ctoks) and _month(ctoks, k) for k in (j - 1, j + 1))
         for i in sorted(where.get(j, ())):
             s = stoks[i]
+            if _roman(t) or _roman(s):
+                continue  # a roman numeral numbers a chapter or an annex: only another one of those differs from it
             if _is_year(t) != _is_year(s) and not is_month:
                 continue  # a year lines up with a day number only by word order ("9 November 2018", "November 9")
             if (is_month and _month(stoks, i)) or (not is_month and (s.kind == "number" or _is_count(stoks, i))):

@@ -386,12 +386,24 @@ def test_a_dropped_condition_is_still_caught_when_the_claim_keeps_another():
      "the source says annual, the claim Every two years"),
     ("The board shall meet twice a year.", "The board must meet every month.",
      "the source says twice a year, the claim every month"),
+    # a roman numeral after a head that numbers units with them is the reference's number
+    ("The procedure in Chapter VI of Regulation (EU) 2019/1020 should apply mutatis mutandis.",
+     "The procedure set out in Chapter IV of Regulation (EU) 2019/1020 is to be applied mutatis mutandis.",
+     "the source says Chapter VI, the claim Chapter IV"),
+    ("The systems listed in Annex III are high-risk.", "Annex II lists the systems that are high-risk.",
+     "the source says Annex III, the claim Annex II"),
     ("One or more Unitholders present at the adjourned meeting will form a quorum.",
      "A quorum at the adjourned meeting is formed only by two or more Unitholders present.",
      "the source says One or more Unitholders, the claim two or more Unitholders"),
 ])
 def test_another_reference_frequency_or_open_count_is_a_number_conflict(sentence, claim, said):
     assert [(c.kind, c.reason) for c in contradiction.conflicts(sentence, claim)] == [("number", said)]
+
+
+def test_a_roman_numeral_is_a_number_only_after_such_a_head():
+    same = "Chapter III and Annex IV apply; I note that the provider shall comply."
+    assert contradiction.conflicts(same, same) == []
+    assert contradiction.conflicts("I shall comply with Annex III.", "We shall comply with Annex III.") == []
 
 
 @pytest.mark.parametrize("sentence, claim", [
