@@ -21,7 +21,9 @@ import re
 import threading
 from dataclasses import dataclass
 
+from anchor_core.scorers.text import stem
 from anchor_core.stores.base import Store
+from anchor_core.text import STOP_WORDS
 
 # the term in quotation marks (straight or curly), then the defining verb; "(‘the AI Office’)" style
 # abbreviations and "for the purposes of this Part" lead-ins are not definitions of this shape
@@ -283,6 +285,30 @@ _LAYOUT = re.compile(r"\s*(?:\([^()\n]{1,40}\))?\s*(?::|–|—|-\s|\n|\s{2,}|Me
 _MARKS = re.compile(r"['‘’\"“”`*]")
 
 
+def _keys(text: str) -> list[tuple[int, int, str]]:
+    """The content words of ``text`` with their offsets, stemmed (function words left out)."""
+    return [(m.start(), m.end(), stem(m.group(0).lower())) for m in _TOKEN.finditer(text)
+            if m.group(0).lower() not in STOP_WORDS]
+
+
+def _at(toks: list[tuple[int, int, str]], want: list[tuple[int, int, str]]) -> list[int]:
+    """Where the words ``want`` stand in ``toks``, in order and next to each other."""
+    keys, n = [k for *_, k in want], len(want)
+    return [i for i in range(len(toks) - n + 1) if [k for *_, k in toks[i:i + n]] == keys]
+
+
+def mentions(text: str, term: str) -> bool:
+    """``text`` writes ``term`` (its content words in order, inflections stemmed), whether or not it defines it.
+
+    >>> mentions("Any affected persons may complain.", "affected person"), mentions("A person affected.", "affected")
+    (True, True)
+    >>> mentions("A person affected by it.", "affected person")
+    False
+    """
+    want = _keys(term)
+    return bool(want) and bool(_at(_keys(text), want))
+
+
 def defines(sentence: str, term: str) -> bool:
     """``sentence`` defines ``term``: the term's words, in order and next to each other (function words and
     quotation marks aside, inflections stemmed), followed by a defining verb or a copula with an article (anywhere
@@ -302,19 +328,12 @@ def defines(sentence: str, term: str) -> bool:
     ...         "high-risk AI systems")
     True
     """
-    from anchor_core.scorers.text import stem
-    from anchor_core.text import STOP_WORDS
-
-    want = [stem(w.lower()) for w in _TOKEN.findall(term) if w.lower() not in STOP_WORDS]
+    want, toks = _keys(term), _keys(sentence)
     if not want:
         return False
-    toks = [(m.start(), m.end(), stem(m.group(0).lower())) for m in _TOKEN.finditer(sentence)
-            if m.group(0).lower() not in STOP_WORDS]
-    n = len(want)
     opening = len(_MARKS.sub("", sentence[:toks[0][0]]).strip(" \t\n(-–—•o0123456789.)[]")) == 0 if toks else False
-    for i in range(len(toks) - n + 1):
-        if [k for *_, k in toks[i:i + n]] != want:
-            continue
+    for i in _at(toks, want):
+        n = len(want)
         after = _MARKS.sub("", sentence[toks[i + n - 1][1]:toks[i + n - 1][1] + 80])
         if _DEFINING.match(after):
             return True
@@ -322,4 +341,4 @@ def defines(sentence: str, term: str) -> bool:
             return True
     # the term's first word right after a verb that classifies ("shall be considered to be high-risk" for "high-risk
     # AI system"), the term's own sentence being its definition's
-    return any(k == want[0] and _CLASSIFIES.search(_MARKS.sub("", sentence[max(0, a - 40):a])) for a, _, k in toks)
+    return any(k == want[0][2] and _CLASSIFIES.search(_MARKS.sub("", sentence[max(0, a - 40):a])) for a, _, k in toks)

@@ -130,5 +130,8 @@ def test_a_term_the_sources_only_use_is_refused_with_the_reason(store):
     assert rep.refused
     assert "use “logs” but none defines it" in rep.reason
     assert rep.gate is not None and rep.gate.signals.get("defined") is False and rep.gate.signals["term"] == "logs"
+    # a term no retrieved passage writes at all is said so
+    rep = run(store, "How do the rules define a 'gadget'?")
+    assert rep.refused and "no retrieved passage defines “gadget” or uses the term" in rep.reason
     # the same question asked as what the term means is left to the usual test
     assert run(store, "What must operators do with the logs?").gate.signals.get("defined") is None

@@ -183,6 +183,8 @@ class Answerability:
     defined: bool | None = None
     """Whether a retrieved sentence defines :attr:`term` (:func:`anchor_core.definitions.defines`, or the corpus's
     definition that retrieval fetched for it); ``None`` when the question asks for no definition."""
+    term_used: bool = False
+    """Whether a retrieved passage writes :attr:`term` at all (defining it or not)."""
 
     def features(self) -> dict[str, float]:
         f = {"dense": self.dense, "focus": self.focus, "tied": self.tied, "tied_local": self.tied_local,
@@ -380,6 +382,7 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
                    if h.named.startswith(definitions.FETCHED)}
         out.term = term
         out.defined = definitions.norm(term) in fetched or any(definitions.defines(r.text, term) for r in reads)
+        out.term_used = out.defined or any(definitions.mentions(h.text, term) for h in hits)
         if out.defined:
             out.sentence = next((r.text for r in reads if definitions.defines(r.text, term)), out.sentence)
     return out

@@ -362,8 +362,11 @@ def decide(sig: GateSignals, *, hits: list[Hit], model: dict | None = None,
         if answerability.defined is False:
             # the question asks how the sources define a term, and no retrieved sentence defines it (nor did the
             # corpus's own "‘term’ means" definitions, which retrieval fetches for a term the question asks about)
+            term = answerability.term
+            reason = (f"the retrieved passages use “{term}” but none defines it" if answerability.term_used
+                      else f"no retrieved passage defines “{term}” or uses the term")
             return GateDecision(verdict="weak", score=score, code="not_answered", signals=data, thresholds=t,
-                                reason=f"the retrieved passages use “{answerability.term}” but none defines it")
+                                reason=reason)
         if score >= spec["threshold"]:
             # "confident": below it, answers were more often wrong than right on held-out questions
             # (eval/confidence_band.py); such a run is headlined "not confirmed" (anchor_core.assessment)
