@@ -122,7 +122,7 @@ class Settings:
     answer_model: str = "off"
     """``off`` (the default): the answerability gate decides on its explainable features; ``answers``: it also
     reads the retrieved passages with the trained cross-encoder, which changed no decision on the questions measured
-    and triples the time of ``ask`` (ANCHOR_ANSWER_MODEL)."""
+    and makes ``ask`` about 1.7 times slower (ANCHOR_ANSWER_MODEL)."""
     reader_model: str = "contradicts"
     """``contradicts``: a supported claim whose quote the trained contradiction reader judges to state
     otherwise is flagged ``may_state_otherwise``; ``off``: no reading (ANCHOR_READER_MODEL)."""

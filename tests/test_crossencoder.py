@@ -48,7 +48,7 @@ def test_the_cross_encoder_can_be_switched_off(monkeypatch):
 
 
 def test_the_cross_encoder_is_opt_in(monkeypatch):
-    """It changed no refusal on the questions measured and triples the time of ``ask``: the default does not load it."""
+    """It changed no refusal on the questions measured and slows ``ask`` down: the default does not load it."""
     from anchor_core.config import Settings
 
     monkeypatch.delenv("ANCHOR_ANSWER_MODEL", raising=False)

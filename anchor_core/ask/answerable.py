@@ -37,8 +37,8 @@ retrieval (and the reference hops) returned, one sentence at a time:
     answer, read as a whole rather than word by word. Run only when ``ANCHOR_ANSWER_MODEL=answers`` asks
     for it (and torch is installed); by default the model without it (``fallback`` in the JSON) decides. On
     every dev and held-out question measured (the 303 dev questions and fresh rounds 18-22: 903) the two
-    refuse exactly the same questions, and the cross-encoder made ``anchor ask`` about three times slower
-    (0.95 s against 0.28 s per question on 2 cores, 11 s for the first), so it is opt-in since session 44.
+    refuse exactly the same questions, and the cross-encoder made ``anchor ask`` 1.7 times slower (1.81 s
+    against 1.08 s per question on 2 cores, ``python -m bench.ask_latency``), so it is opt-in since session 44.
 
 A logistic model over these (``data/answerable.json``, fitted by ``python -m
 eval.answerability --write`` leave-one-corpus-out) turns them into a score; the kind label is not
