@@ -200,7 +200,7 @@ def test_verify_keeps_what_was_typed_across_pages_and_shows_the_answer_as_text(s
             _settle(page)  # the run that takes the answer, before a file is dropped
             page.locator("[data-testid='stFileUploader']", has_text="Upload sources").locator(
                 "input[type=file]").set_input_files(str(src))
-            page.get_by_text("art12.txt").first.wait_for(timeout=30_000)
+            page.get_by_text("art12.txt").first.wait_for(timeout=60_000)  # an upload under a loaded CI: as the other waits
             _settle(page)
             # away to Reports and back, through the sidebar as a reviewer would
             page.get_by_role("link", name="Reports").click()
