@@ -200,7 +200,8 @@ def test_verify_keeps_what_was_typed_across_pages_and_shows_the_answer_as_text(s
             _settle(page)  # the run that takes the answer, before a file is dropped
             page.locator("[data-testid='stFileUploader']", has_text="Upload sources").locator(
                 "input[type=file]").set_input_files(str(src))
-            page.get_by_text("art12.txt").first.wait_for(timeout=60_000)  # an upload under a loaded CI: as the other waits
+            # an upload on a loaded CI machine can take longer than 30 s to show: 60 s, as the page's other waits
+            page.get_by_text("art12.txt").first.wait_for(timeout=60_000)
             _settle(page)
             # away to Reports and back, through the sidebar as a reviewer would
             page.get_by_role("link", name="Reports").click()
