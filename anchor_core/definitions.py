@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass
+from functools import lru_cache
 
 from anchor_core.scorers.text import stem
 from anchor_core.stores.base import Store
@@ -52,6 +53,20 @@ _ASKS = [re.compile(p, re.I) for p in (
 
 FETCHED = "definition of "
 """How a hit fetched for a defined term is marked (``Hit.named``: "definition of ‘deployer’")."""
+
+
+def fetched_label(term: str) -> str:
+    """The mark of a hit fetched for ``term``'s definition (:data:`FETCHED`)."""
+    return f"{FETCHED}‘{term}’"
+
+
+def fetched_term(named: str) -> str | None:
+    """The term whose definition a hit was fetched for, read from its mark (``None``: not fetched so).
+
+    >>> fetched_term(fetched_label("deployer")), fetched_term("Annex III")
+    ('deployer', None)
+    """
+    return named[len(FETCHED):].strip("‘’'") if named.startswith(FETCHED) else None
 
 
 @dataclass(frozen=True)
@@ -232,6 +247,7 @@ _POINTS = re.compile(r"^(?:that|this|these|those|it|such)\b|^(?:the\s+)?term$", 
 _HEDGES = re.compile(r"\s+(?:actually|exactly|really|itself|precisely)$", re.I)
 
 
+@lru_cache(maxsize=4096)
 def asked_to_define(question: str) -> str | None:
     """The term ``question`` asks the sources to define (as it writes it), or ``None``.
 
@@ -270,7 +286,7 @@ _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 # what follows a term its sentence defines: a defining verb, a copula with an article, or an abbreviation first
 _DEFINING = re.compile(
     r"\s*(?:\([^()\n]{1,40}\)\s*)?,?\s*(?:(?:of\s+(?:the\s+|an?\s+)?[^\W\d_]+(?:\s+[^\W\d_]+){0,2},?\s+)?"
-    r"(?:means|shall\s+mean|(?:is|are)\s+defined\s+as)|means|mean|shall\s+mean|has\s+the\s+meaning|(?:is|are)\s+defined|"
+    r"(?:means|shall\s+mean|(?:is|are)\s+defined\s+as)|mean|has\s+the\s+meaning|(?:is|are)\s+defined|"
     r"refers?\s+to|denotes?|(?:is|are)\s+(?:to\s+be\s+)?understood|shall\s+be\s+understood|covers?|comprises?|"
     r"consists?\s+of|implies|(?:is|are)\s+(?:often\s+|also\s+|generally\s+)?(?:referred\s+to|known|called)\s+as|"
     r"(?:can|should|may)\s+be\s+(?:considered|regarded)\s+as|(?:is|are|shall\s+be)\s+deemed|"
@@ -332,8 +348,8 @@ def defines(sentence: str, term: str) -> bool:
     if not want:
         return False
     opening = len(_MARKS.sub("", sentence[:toks[0][0]]).strip(" \t\n(-–—•o0123456789.)[]")) == 0 if toks else False
+    n = len(want)
     for i in _at(toks, want):
-        n = len(want)
         after = _MARKS.sub("", sentence[toks[i + n - 1][1]:toks[i + n - 1][1] + 80])
         if _DEFINING.match(after):
             return True

@@ -362,7 +362,7 @@ def named_hits(question: str, direct: list[Hit], *, qvec: np.ndarray | None, sto
                         if _overlaps(c, (d.start, d.end))), default=-1.0)
 
         d = max(ds, key=fit)
-        ref = Reference(src_unit="question", start=at, end=at + len(raw), raw=f"{definitions.FETCHED}‘{d.term}’",
+        ref = Reference(src_unit="question", start=at, end=at + len(raw), raw=definitions.fetched_label(d.term),
                         dst_unit=d.unit_id, resolved=True)
         spans[id(ref)] = (d.start, d.end)
         refs.append(ref)

@@ -378,13 +378,12 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     # "How does the GDPR define 'consent'?" asks for the sources' definition: a passage that uses the term without
     # saying what it is does not answer, however well it covers the question's words
     if a.kind == "definition" and (term := definitions.asked_to_define(question)):
-        fetched = {definitions.norm(h.named[len(definitions.FETCHED):].strip("‘’'")) for h in hits
-                   if h.named.startswith(definitions.FETCHED)}
+        fetched = {definitions.norm(t) for h in hits if (t := definitions.fetched_term(h.named)) is not None}
+        defining = next((r.text for r in reads if definitions.defines(r.text, term)), None)
         out.term = term
-        out.defined = definitions.norm(term) in fetched or any(definitions.defines(r.text, term) for r in reads)
+        out.defined = definitions.norm(term) in fetched or defining is not None
         out.term_used = out.defined or any(definitions.mentions(h.text, term) for h in hits)
-        if out.defined:
-            out.sentence = next((r.text for r in reads if definitions.defines(r.text, term)), out.sentence)
+        out.sentence = defining or out.sentence
     return out
 
 
