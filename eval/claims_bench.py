@@ -516,6 +516,11 @@ FRESH_FILES = (
      "Session 44 then wrote its roman-numeral reference rule from this file's misses (`f11contra-aiact-002`, "
      "'Chapter VI' / 'Chapter IV'), so the table below is in-sample for it (29/50). The reader was not trained "
      "with this file."),
+    ("fresh_claims12.jsonl", "Twelfth file: 77 paraphrases and 50 contradicting paraphrases",
+     "Sentences drawn with seed 48 by `eval/claims/draw.py` (16 per corpus, the RFCs 14), written by a helper on 4 "
+     "Dec 2026 from the seventh file's brief, committed (022315b) and held out through session 44. **First run** "
+     "(session 45, on its start code 1353b31): the table below. Neither the rules nor the contradiction reader "
+     "were written or trained with this file, so its reader table is held out too."),
 )
 
 
