@@ -243,7 +243,7 @@ _TO_DEFINE = [re.compile(p, re.I) for p in (
     rf"^\W*(?:what|how)\b[^?]*\bdefinitions?\s+of\s+(?:the\s+term\s+)?{_ARTICLE}{_Q}(?P<t>[^?,;:]+?){_Q}{_END}",
 )]
 # "How does the FSRA define that term?": what the pointer stands for is not read
-_POINTS = re.compile(r"^(?:that|this|these|those|it|such)\b|^(?:the\s+)?term$", re.I)
+_POINTS = re.compile(r"^(?:that|this|these|those|it|its|they|them|their|such)\b|^(?:the\s+)?terms?$", re.I)
 _HEDGES = re.compile(r"\s+(?:actually|exactly|really|itself|precisely)$", re.I)
 
 
@@ -254,6 +254,8 @@ def asked_to_define(question: str) -> str | None:
     >>> asked_to_define("We host a chatbot. How does the AI Act define a 'deep fake'?")
     'deep fake'
     >>> asked_to_define("Our desk was accused of an 'abusive squeeze'. How does the FSRA define that term?") is None
+    True
+    >>> asked_to_define("Our lawyers mention 'binding corporate rules'. How does the GDPR define them?") is None
     True
     >>> asked_to_define("How is a personal data breach defined under the GDPR?")
     'personal data breach'

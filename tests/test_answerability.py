@@ -282,6 +282,28 @@ def test_a_count_of_times_is_answered_by_once_only_about_the_asked_event():
     assert met.tied == 0.0 and met.expression == ""
 
 
+def test_how_many_of_a_list_is_answered_by_a_quantifier_over_the_list():
+    from anchor_core.ask.answerable import assess
+
+    hits = [_hit("a", "A transfer to a third country shall take place only on one of the following conditions: "
+                      "(a) the data subject has explicitly consented; (b) the transfer is necessary for a contract."),
+            _hit("b", "The system shall not be considered high-risk where any of the following conditions is "
+                      "fulfilled: (a) it performs a narrow procedural task; (b) it improves a completed activity.")]
+    weights = {w: 2.0 for w in ("listed", "conditions", "transfer", "meet", "system", "fulfil", "high-risk",
+                                "derogation", "considered", "avoid")}
+    # "how many of the listed conditions" asks what share of a list is needed: "one of the following", "any of
+    # the following" state it
+    transfer = assess("How many of the listed derogation conditions does the transfer have to meet?", hits,
+                      weights=weights)
+    assert transfer.tied > 0.0 and transfer.expression == "one of the following"
+    system = assess("How many of the listed conditions must a system fulfil to avoid being considered high-risk?",
+                    hits, weights=weights)
+    assert system.tied > 0.0 and system.expression == "any of the following"
+    # a count of the list itself is not stated by either: "one" there is a determiner
+    total = assess("How many conditions does the transfer rule list in total?", hits, weights=weights)
+    assert total.tied == 0.0 and total.expression == ""
+
+
 def test_a_sum_written_after_its_currency_is_read_whole():
     assert expressions("a minimum indemnity cover of US$150,000.", "amount") == ["US$150,000"]
     assert expressions("fines of up to EUR 35 000 000 or 7 %", "amount")[0] == "EUR 35 000 000"

@@ -30,6 +30,9 @@ from tests.conftest import unit
     ("What does a rowcount of -1 mean?", None),
     # what "that term" points at is not read: no rule applies
     ("Our desk was accused of an 'abusive squeeze'. How does the FSRA define that term?", None),
+    # nor a pronoun: "them" is no term the sources could define
+    ("Our lawyers keep mentioning 'binding corporate rules'. How does the GDPR define them?", None),
+    ("We sell 'smart contracts'. How do the rules define those terms?", None),
     # the asker defines something: a procedure, not the sources' definition
     ("How do we define our scopes when registering a client?", None),
 ])

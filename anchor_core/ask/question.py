@@ -793,6 +793,12 @@ def states_bound(text: str, value: str, direction: str = "") -> bool:
 # a count of times written as one word ("renewable once", "meets twice a year")
 MULTIPLICATIVE = re.compile(r"\b(?:once|twice|thrice)\b", re.I)
 _COUNTS_TIMES = re.compile(r"\bhow many (?:\w+ )?times\b", re.I)
+# "how many of the listed conditions must be met" asks what share of a list is needed, which a rule states as a
+# quantifier over the list: "one of the following conditions", "any of the following", "all of the following"
+_HOW_MANY_OF = re.compile(r"\bhow many of\b", re.I)
+_OF_THE_LIST = re.compile(r"\b(?:any|all|each|both|either|none|(?:at least |only )?one(?: or more)?)\s+(?:one\s+)?of\s+"
+                          r"the\s+following\b",
+                          re.I)
 
 
 def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = False) -> list[str]:
@@ -819,6 +825,11 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
     ['Brussels']
     >>> answer_values("The term shall be renewable once.", "count", "How many times can it be renewed?")
     ['once']
+    >>> answer_values("It applies where any of the following conditions is fulfilled:", "count",
+    ...               "How many of the listed conditions must be fulfilled?", numeric=True)
+    ['any of the following']
+    >>> answer_values("It fails in one or more of the following circumstances.", "count", "How many firms?")
+    []
     """
     found = expressions(text, kind)
     if kind == "count" and question and _COUNTS_TIMES.search(question):
@@ -826,6 +837,8 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
         found += [m.group(0) for m in MULTIPLICATIVE.finditer(text)]
     if numeric:
         found = [x for x in found if has_number(x)]
+    if kind == "count" and question and _HOW_MANY_OF.search(question):
+        found += [m.group(0) for m in _OF_THE_LIST.finditer(mask_references(text))]
     if question and kind in ("duration", "amount"):
         unit = asked_unit(question)  # "within how many hours" is not answered by "six months"
         found = [x for x in found if in_asked_unit(x, unit)]
