@@ -304,6 +304,24 @@ def test_how_many_of_a_list_is_answered_by_a_quantifier_over_the_list():
     assert total.tied == 0.0 and total.expression == ""
 
 
+def test_a_person_or_body_is_someone_who_acts_not_a_capitalised_term_or_a_technical_acronym():
+    from anchor_core.ask.answerable import assess
+
+    weights = {w: 2.0 for w in ("organisation", "certifies", "client", "libraries", "conformant", "oauth")}
+    q = "Which organisation certifies OAuth client libraries as conformant?"
+    # the passages write "token", "revocation", "security" in lower case: "Token Revocation" is a term, and the URL
+    # of an endpoint is a thing
+    terms = [_hit("a", "Client libraries MUST follow the Token Revocation procedure; the URL of the endpoint is "
+                       "published. A client library is conformant when its token revocation and security "
+                       "checks pass.")]
+    assert assess(q, terms, weights=weights).tied == 0.0
+    # an acronym the sentence uses as an actor, and a body noun, are someone
+    actor = [_hit("a", "The OIDF shall certify OAuth client libraries as conformant.")]
+    assert assess(q, actor, weights=weights).expression == "OIDF"
+    body = [_hit("a", "The certification body certifies OAuth client libraries as conformant.")]
+    assert "body" in assess(q, body, weights=weights).expression
+
+
 def test_a_sum_written_after_its_currency_is_read_whole():
     assert expressions("a minimum indemnity cover of US$150,000.", "amount") == ["US$150,000"]
     assert expressions("fines of up to EUR 35 000 000 or 7 %", "amount")[0] == "EUR 35 000 000"

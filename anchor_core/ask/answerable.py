@@ -313,11 +313,14 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
         return synonyms[0]
 
     found_at: dict[int, list[str]] = {}
+    # the words the retrieved passages write in lower case: a capitalised phrase made only of them is a term or a
+    # heading, not the name of someone who acts
+    common = frozenset(w for h in hits for w in _LOWER_WORD.findall(h.text))
 
     def values(i: int) -> list[str]:
         if i not in found_at:
             text = reads[i].text
-            found = [e for k in accepts for e in answer_values(text, k, question, numeric=a.numeric)]
+            found = [e for k in accepts for e in answer_values(text, k, question, numeric=a.numeric, common=common)]
             if time_amount:
                 found = [e for e in found if is_time_amount(e)]
             elif how_long:  # "how long" is not answered by a frequency ("regularly"), and "how long does
@@ -468,6 +471,7 @@ def exempted_removed(text: str) -> str:
 
 
 _TOKEN = re.compile(r"[\w'’-]+")
+_LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z][a-z'’-]*")
 # plurals that the stemmer does not join to their singular ("two natural persons" counts people)
 _IRREGULAR = {stem(p): stem(s) for p, s in (("people", "person"), ("men", "man"), ("women", "woman"),
                                              ("children", "child"))}

@@ -801,13 +801,16 @@ _OF_THE_LIST = re.compile(r"\b(?:any|all|each|both|either|none|(?:at least |only
                           re.I)
 
 
-def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = False) -> list[str]:
+def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = False,
+                  common: frozenset[str] | None = None) -> list[str]:
     """The expressions of ``kind`` in ``text`` that could answer ``question``: a name or a body is
     capitalised or a body noun ("one representative"), and one made only of the question's own
     words restates the question rather than answering it ("Who is the Chief
     Executive?" is not answered by "The Chief Executive", "Where is the Office located?" not by
     "located", "Who sits on the AI Board?" not by "the Artificial Intelligence Board"). ``numeric``:
-    the question asks for a number, so "without undue delay" does not do.
+    the question asks for a number, so "without undue delay" does not do. ``common``: the words the sources write in
+    lower case; with it, a person or body must be one (:func:`names_someone`), not a capitalised term ("Security
+    Considerations", "Token Revocation") or a technical acronym ("URL", "MUST").
 
     >>> answer_values("The Chief Executive shall be appointed by the Board.", "person_or_body",
     ...               "Who appoints the Chief Executive?")
@@ -855,6 +858,8 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
     if kind not in ("person_or_body", "place"):
         return found  # a bare number is the answer even when the question holds it too ("between two functions")
     found = [x for x in found if re.search(r"[A-Z]", x) or _BODY_WORD.search(x)]
+    if kind == "person_or_body" and common is not None:
+        found = [x for x in found if names_someone(x, text, common)]
     if kind == "person_or_body" and _ASKS_PERSON_NAME.search(question):
         # "the name of the person who chairs", "who is the current Chief Executive": a person's name, not a
         # body ("the AI Office") or the title of an office ("the Chair")
@@ -873,6 +878,39 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
     asked = {w.lower() for w in words(question)} | spelled_words(question, text)
     asked |= {re.sub(r"['’]s$", "", w) for w in asked}
     return [x for x in found if set(words(x.lower())) - asked - STOP_WORDS]
+
+
+# the requirement keywords of IETF-style specifications (BCP 14): capitalised for emphasis, never a name
+_KEYWORDS = frozenset("MUST SHALL SHOULD MAY NOT REQUIRED RECOMMENDED OPTIONAL".split())
+_MODAL_AFTER = r"(?:['’]s\s+\w+\s+)?(?:shall|must|may|will|should|can|could|would|might|has|have|had)\b"
+
+
+def names_someone(value: str, text: str, common: frozenset[str]) -> bool:
+    """``value`` (a person-or-body expression found in ``text``) names someone who could act: it holds a body
+    noun ("the AI Office", "notified bodies"); or it is an acronym that ``text`` uses as an actor ("IANA must",
+    "by the PSF"), not a thing ("the URL of", "a JSON object") nor a requirement keyword ("MUST"); or it is a
+    capitalised phrase with a word the sources never write in lower case ("Marius Scurtescu"), not a heading
+    or a term spelled in capitals whose every word they also write as a common word ("Security
+    Considerations", "Token Revocation").
+
+    >>> common = frozenset("the security considerations token revocation of must accept".split())
+    >>> [names_someone(v, "x", common) for v in ("the AI Office", "Marius Scurtescu", "Security Considerations")]
+    [True, True, False]
+    >>> names_someone("IANA", "IANA must only accept registry updates", common)
+    True
+    >>> names_someone("URL", "URL of the introspection endpoint", common), names_someone("NOT", "MUST NOT", common)
+    (False, False)
+    """
+    if _BODY_WORD.search(value):
+        return True
+    toks = words(value)
+    if len(toks) == 1 and value.isupper():
+        if value in _KEYWORDS:
+            return False
+        name = re.escape(value)
+        return bool(re.search(rf"\b(?:by|to|from|with|of)\s+(?:the\s+)?{name}\b(?!\s+[a-z])|"
+                              rf"\b{name}\s+{_MODAL_AFTER}", text))
+    return not all(t.lower() in common for t in toks if t.lower() not in STOP_WORDS)
 
 
 # --- does a sentence have the shape of the asked kind? -----------------------------------------------------
