@@ -322,6 +322,24 @@ def test_a_person_or_body_is_someone_who_acts_not_a_capitalised_term_or_a_techni
     assert "body" in assess(q, body, weights=weights).expression
 
 
+def test_a_list_quantifier_before_the_counted_noun_and_a_range_s_upper_end_answer_a_count():
+    from anchor_core.ask.answerable import assess
+
+    hits = [_hit("a", "The Commission may add a use case where both of the following conditions are fulfilled: "
+                      "(a) the systems are intended for an area listed; (b) they pose a risk of harm."),
+            _hit("b", "Each core team member can assign zero to five stars to each candidate.")]
+    weights = {w: 2.0 for w in ("conditions", "met", "commission", "add", "use", "case", "stars", "candidate",
+                                "maximum", "number", "give")}
+    both = assess("How many conditions have to be met before the Commission can add a use case?", hits,
+                  weights=weights)
+    assert both.tied > 0.0 and both.expression == "both of the following"
+    stars = assess("What is the maximum number of stars I can give a single candidate?", hits, weights=weights)
+    assert stars.tied > 0.0 and stars.expression == "five"
+    # a range's lower end is no maximum
+    assert assess("What is the maximum number of stars?", [_hit("b", "One may give five to ten stars.")],
+                  weights=weights).expression == "ten"
+
+
 def test_a_sum_written_after_its_currency_is_read_whole():
     assert expressions("a minimum indemnity cover of US$150,000.", "amount") == ["US$150,000"]
     assert expressions("fines of up to EUR 35 000 000 or 7 %", "amount")[0] == "EUR 35 000 000"

@@ -76,6 +76,7 @@ from anchor_core.ask.question import (
     has_number,
     is_frequency,
     is_time_amount,
+    is_word_count,
     mask_references,
 )
 from anchor_core.embeddings import Embedder
@@ -329,7 +330,9 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
             if found and unit_noun:
                 near = counts_next_to(text, unit_noun, events=events) or (
                     embedder is not None and counts_next_to(text, unit_noun, also=also()))
-                found = found if near else []
+                # a quantifier over the listed items ("one of the following", "both of the following conditions")
+                # is read where it stands, so it needs no number beside the noun
+                found = found if near else [e for e in found if is_word_count(e)]
             found_at[i] = found
         return found_at[i]
 

@@ -737,6 +737,10 @@ def bound_direction(question: str) -> str:
     return "max" if up and not low else "min" if low and not up else ""
 
 
+_RANGE_BEFORE = re.compile(rf"\b(?:zero|{_NUM})\s+to\s+$", re.I)
+_RANGE_AFTER = re.compile(rf"\s+to\s+{_NUM}\b", re.I)
+
+
 def bound_directions(text: str, value: str) -> set[str]:
     """The limits ``value`` states in ``text``: ``max`` for an upper one ("up to", "not exceeding",
     "within", "or less"), ``min`` for a lower one ("at least", "more than", "or larger"), both for one
@@ -748,6 +752,8 @@ def bound_directions(text: str, value: str) -> set[str]:
     ['min']
     >>> sorted(bound_directions("the server MUST compare the two URIs", "two"))
     []
+    >>> sorted(bound_directions("each member can assign zero to five stars", "five"))
+    ['max']
     """
     out: set[str] = set()
     at = text.find(value)
@@ -768,6 +774,11 @@ def bound_directions(text: str, value: str) -> set[str]:
             if _LOWER_AFTER.search(after):
                 said.add("min")
             out |= said or {"max", "min"}  # "a limit of", "between": either way
+        # a range's ends: "zero to five stars" sets five as the most and zero as the least
+        if _RANGE_BEFORE.search(before):
+            out.add("max")
+        if _RANGE_AFTER.match(after):
+            out.add("min")
         at = text.find(value, at + 1)
     return out
 
@@ -796,9 +807,26 @@ _COUNTS_TIMES = re.compile(r"\bhow many (?:\w+ )?times\b", re.I)
 # "how many of the listed conditions must be met" asks what share of a list is needed, which a rule states as a
 # quantifier over the list: "one of the following conditions", "any of the following", "all of the following"
 _HOW_MANY_OF = re.compile(r"\bhow many of\b", re.I)
-_OF_THE_LIST = re.compile(r"\b(?:any|all|each|both|either|none|(?:at least |only )?one(?: or more)?)\s+(?:one\s+)?of\s+"
-                          r"the\s+following\b",
-                          re.I)
+_OF_THE_LIST = re.compile(r"\b(?:any|all|each|both|either|none|(?:one|either) or both|"
+                          r"(?:at least |only )?one(?: or more)?)\s+(?:one\s+)?of\s+the\s+following\b", re.I)
+# a quantifier over a list of what is counted: "both of the following conditions" for "how many conditions must"
+_ASKS_REQUIRED = re.compile(r"\b(?:must|shall|should|ha(?:ve|s) to|need(?:s|ed)?(?: to)?|required)\b", re.I)
+_OF_THE_LIST_OF = re.compile(_OF_THE_LIST.pattern + r"((?:\s+[\w-]+){1,2})", re.I)
+
+
+def is_word_count(expression: str) -> bool:
+    """A count written as a quantifier over a list (:func:`answer_values`): "one of the following", "both of the
+    following".
+
+    >>> is_word_count("both of the following"), is_word_count("any of the following"), is_word_count("three")
+    (True, True, False)
+    """
+    return bool(_OF_THE_LIST.fullmatch(expression))
+
+
+def _singular(word: str) -> str:
+    w = word.lower()
+    return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
 
 
 def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = False,
@@ -833,6 +861,11 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
     ['any of the following']
     >>> answer_values("It fails in one or more of the following circumstances.", "count", "How many firms?")
     []
+    >>> answer_values("It applies where both of the following conditions are fulfilled:", "count",
+    ...               "How many conditions have to be met?", numeric=True)
+    ['both of the following']
+    >>> answer_values("It applies where both of the following are fulfilled:", "count", "How many conditions?")
+    []
     """
     found = expressions(text, kind)
     if kind == "count" and question and _COUNTS_TIMES.search(question):
@@ -842,6 +875,11 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
         found = [x for x in found if has_number(x)]
     if kind == "count" and question and _HOW_MANY_OF.search(question):
         found += [m.group(0) for m in _OF_THE_LIST.finditer(mask_references(text))]
+    elif kind == "count" and question and _ASKS_REQUIRED.search(question) and (noun := counted(question)):
+        # "both of the following conditions" for "how many conditions must be met": a quantifier over a list of what
+        # is counted states how many are required, not how many there are ("how many conditions does it list?")
+        found += [m.group(0)[: m.start(1) - m.start()] for m in _OF_THE_LIST_OF.finditer(mask_references(text))
+                  if _singular(noun) in map(_singular, m.group(1).split())]
     if question and kind in ("duration", "amount"):
         unit = asked_unit(question)  # "within how many hours" is not answered by "six months"
         found = [x for x in found if in_asked_unit(x, unit)]
