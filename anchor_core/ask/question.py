@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from anchor_core import definitions
+from anchor_core.scorers.text import stem
 from anchor_core.text import NUMBER_WORDS, STOP_WORDS, words
 
 KINDS = ("date", "duration", "amount", "percentage", "count", "person_or_body", "place", "list", "yes_no",
@@ -824,11 +825,6 @@ def is_word_count(expression: str) -> bool:
     return bool(_OF_THE_LIST.fullmatch(expression))
 
 
-def _singular(word: str) -> str:
-    w = word.lower()
-    return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
-
-
 def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = False,
                   common: frozenset[str] | None = None) -> list[str]:
     """The expressions of ``kind`` in ``text`` that could answer ``question``: a name or a body is
@@ -879,7 +875,7 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
         # "both of the following conditions" for "how many conditions must be met": a quantifier over a list of what
         # is counted states how many are required, not how many there are ("how many conditions does it list?")
         found += [m.group(0)[: m.start(1) - m.start()] for m in _OF_THE_LIST_OF.finditer(mask_references(text))
-                  if _singular(noun) in map(_singular, m.group(1).split())]
+                  if stem(noun) in map(stem, m.group(1).split())]
     if question and kind in ("duration", "amount"):
         unit = asked_unit(question)  # "within how many hours" is not answered by "six months"
         found = [x for x in found if in_asked_unit(x, unit)]
