@@ -315,8 +315,8 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
 
     found_at: dict[int, list[str]] = {}
     # the words the retrieved passages write in lower case: a capitalised phrase made only of them is a term or a
-    # heading, not the name of someone who acts
-    common = frozenset(w for h in hits for w in _LOWER_WORD.findall(h.text))
+    # heading, not the name of someone who acts (read only for a question a person or body answers)
+    common = frozenset(w for h in hits for w in _LOWER_WORD.findall(h.text)) if "person_or_body" in accepts else None
 
     def values(i: int) -> list[str]:
         if i not in found_at:
