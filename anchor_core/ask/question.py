@@ -812,7 +812,7 @@ _OF_THE_LIST = re.compile(r"\b(?:any|all|each|both|either|none|(?:one|either) or
                           r"(?:at least |only )?one(?: or more)?)\s+(?:one\s+)?of\s+the\s+following\b", re.I)
 # a quantifier over a list of what is counted: "both of the following conditions" for "how many conditions must"
 _ASKS_REQUIRED = re.compile(r"\b(?:must|shall|should|ha(?:ve|s) to|need(?:s|ed)?(?: to)?|required)\b", re.I)
-_OF_THE_LIST_OF = re.compile(_OF_THE_LIST.pattern + r"((?:\s+[\w-]+){1,2})", re.I)
+_OF_THE_LIST_OF = re.compile(rf"(?P<q>{_OF_THE_LIST.pattern})(?P<what>(?:\s+[\w-]+){{1,2}})", re.I)
 
 
 def is_word_count(expression: str) -> bool:
@@ -874,8 +874,8 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
     elif kind == "count" and question and _ASKS_REQUIRED.search(question) and (noun := counted(question)):
         # "both of the following conditions" for "how many conditions must be met": a quantifier over a list of what
         # is counted states how many are required, not how many there are ("how many conditions does it list?")
-        found += [m.group(0)[: m.start(1) - m.start()] for m in _OF_THE_LIST_OF.finditer(mask_references(text))
-                  if stem(noun) in map(stem, m.group(1).split())]
+        found += [m.group("q") for m in _OF_THE_LIST_OF.finditer(mask_references(text))
+                  if stem(noun) in map(stem, m.group("what").split())]
     if question and kind in ("duration", "amount"):
         unit = asked_unit(question)  # "within how many hours" is not answered by "six months"
         found = [x for x in found if in_asked_unit(x, unit)]
@@ -944,7 +944,7 @@ def names_someone(value: str, text: str, common: frozenset[str]) -> bool:
         name = re.escape(value)
         return bool(re.search(rf"\b(?:by|to|from|with|of)\s+(?:the\s+)?{name}\b(?!\s+[a-z])|"
                               rf"\b{name}\s+{_MODAL_AFTER}", text))
-    return not all(t.lower() in common for t in toks if t.lower() not in STOP_WORDS)
+    return not all(t in common for t in toks if t not in STOP_WORDS)  # words() lower-cases
 
 
 # --- does a sentence have the shape of the asked kind? -----------------------------------------------------
