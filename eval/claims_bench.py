@@ -521,6 +521,11 @@ FRESH_FILES = (
      "Dec 2026 from the seventh file's brief, committed (022315b) and held out through session 44. **First run** "
      "(session 45, on its start code 1353b31): the table below. Neither the rules nor the contradiction reader "
      "were written or trained with this file, so its reader table is held out too."),
+    ("fresh_claims13.jsonl", "Thirteenth file: 77 paraphrases and 50 contradicting paraphrases",
+     "Sentences drawn with seed 49 by `eval/claims/draw.py` (16 per corpus, the RFCs 14), written by a helper on 4 "
+     "Dec 2026 from the seventh file's brief, committed (d9cb7bb) and held out through session 45. **First run** "
+     "(session 46, on its start code 218cef7): the table below. Neither the rules nor the contradiction reader "
+     "were written or trained with this file, so its reader table is held out too."),
 )
 
 
