@@ -85,13 +85,27 @@ _MONTHS = {m: i for i, m in enumerate(
 _DEONTIC_WORDS = {stem("required"): "must", stem("obliged"): "must", stem("obligated"): "must",
                   stem("permitted"): "may", stem("allowed"): "may",
                   stem("empowered"): "may", stem("free"): "may", stem("optional"): "optional",
-                  stem("mandatory"): "must", stem("compulsory"): "must"}
+                  stem("mandatory"): "must", stem("compulsory"): "must",
+                  stem("encouraged"): "should"}  # "are encouraged to vote": recommended, not required
 _PROHIBITIVE = frozenset(stem(w) for w in "prohibit prohibited prohibition forbid forbidden ban banned".split())
 # After a copula these forbid what follows: "are prohibited from treating" says "must not treat".
 _FORBIDDEN = frozenset(stem(w) for w in "prohibited forbidden barred banned precluded".split())
 # A choice left to someone: "free to decide whether to disclose", "has discretion over whether to disclose",
 # "may choose whether or not to" -- no obligation to disclose.
 _CHOICE = frozenset(stem(w) for w in "decide decides choose chooses discretion option elect determine".split())
+# A permission stated as a choice: "may, at its discretion, check", "may, if it chooses, assess", "may, but need
+# not, cover", "may optionally support" -- no obligation to do it. Read right after a "may".
+_OPTION_AFTER = (("at", "*", "discretion"), ("at", "the", "discretion"), ("at", "*", "own", "discretion"),
+                 ("at", "*", "sole", "discretion"), ("if", "*", "chooses"), ("if", "*", "choose"),
+                 ("if", "*", "wishes"), ("if", "*", "wish"), ("if", "*", "so", "chooses"), ("if", "*", "so", "wish"),
+                 ("if", "*", "so", "wishes"), ("if", "*", "so", "choose"), ("but", "need", "not"),
+                 ("but", "is", "not", "required"), ("but", "are", "not", "required"), ("optionally",))
+# The same choice said without a "may": "has discretion to organise", "has the option of reporting", "it is up to
+# the notifying party whether": the "to" / "of" / "whether" after them opens what is left to choice.
+_OPTION_HEADS = (("has", "discretion"), ("have", "discretion"), ("has", "full", "discretion"),
+                 ("have", "full", "discretion"), ("has", "the", "option"), ("have", "the", "option"),
+                 ("is", "up", "to"), ("are", "up", "to"), ("is", "left", "to"), ("are", "left", "to"),
+                 ("is", "at", "the", "discretion"), ("are", "at", "the", "discretion"), ("a", "mere", "option"))
 # Verbs that negate the verb after them when a modal governs them: "should avoid routing" says "should not route".
 _AVOID = frozenset(stem(w) for w in "avoid refrain abstain".split())
 # The words before a deontic word that make it one ("is required", "are not allowed", "being obliged").
@@ -190,6 +204,7 @@ class _Modal:
     verb: str | None    # key of the first content word after the modal (the verb it governs)
     restricted: bool    # "may ... only": a permission that is really a prohibition of the rest
     exceptive: bool     # "shall not ... without": a prohibition that is really a conditional permission
+    choice: bool = False  # "optional" said as a permission left to choice ("may, at its discretion", "has the option")
 
 
 _CLAUSE_STOPS = frozenset({";", ".", ":"})
@@ -227,22 +242,77 @@ def _have_to(toks: list[Token], i: int) -> bool:
     return nxt[1] not in {"do"} | _AFTER_NEGATORS
 
 
+def _matches(toks: list[Token], i: int, pattern: tuple[str, ...]) -> int | None:
+    """Position after ``pattern`` read from ``i`` (``"*"`` is any one word), ``None`` when it is not there."""
+    for k, want in enumerate(pattern):
+        if i + k >= len(toks) or toks[i + k].kind != "word":
+            return None
+        if want != "*" and toks[i + k].text.lower() != want:
+            return None
+    return i + len(pattern)
+
+
+def _option_after(toks: list[Token], i: int) -> int | None:
+    """Where the words end that follow the "may" at ``i`` (past a comma) and leave the act to choice."""
+    k = i + 1 + (i + 1 < len(toks) and toks[i + 1].text == ",")
+    return next((end for p in _OPTION_AFTER if (end := _matches(toks, k, p)) is not None), None)
+
+
+def _option_head(toks: list[Token], i: int) -> int | None:
+    """Where what is left to choice opens (its "to" / "of" / "whether", or the word after) when a choice phrase
+    ("has discretion to", "has the option of", "is up to X whether") starts at ``i``; ``None`` otherwise."""
+    for p in _OPTION_HEADS:
+        end = _matches(toks, i, p)
+        if end is None:
+            continue
+        # "is up to", "is left to": a person or body, then "whether" / "to" / "how"; "to decide" is read there too
+        # ("up to 4 %", "is up to date" are not; nor "left to the Member States" with no "whether" / "to" + verb)
+        if p[-1] == "to" and (end >= len(toks) or toks[end].kind != "word" or toks[end].text.lower() == "date"):
+            continue
+        opens = {"whether", "to"} if p[-1] == "to" else {"whether", "to", "of", "over"}
+        for k in range(end, min(end + 8, len(toks) - 1)):
+            low = toks[k].text.lower()
+            if low in opens and toks[k + 1].kind == "word":
+                at = k + 1 if toks[k + 1].text.lower() in {"whether", "to"} else k
+                # "has discretion over whether to": the "whether" is read as the choice it opens (_chosen)
+                return None if toks[at].text.lower() == "whether" and _chosen(toks, at) is not None else at
+            if toks[k].text in _CLAUSE_STOPS:
+                break
+        if p[-1] in {"option", "discretion"}:
+            return end - 1
+        # "is left to the experts' discretion", "is left to the discretion of the Authority": nothing opens after
+        if p[-1] == "to" and any(t.text.lower() == "discretion" for t in toks[end:end + 6]):
+            return end - 1
+    return None
+
+
 def _modals(toks: list[Token]) -> list[_Modal]:
     out: list[tuple[_Modal, bool]] = []
     for i, t in enumerate(toks):
         low = t.text.lower()
         base = _MODALS.get(low)
         before_neg = False
-        # the copula may stand an adverb away: "it is merely optional", "is expressly permitted"
-        cop = i - 2 if i > 1 and _adverb(toks[i - 1].text) else i - 1
+        # the copula may stand an adverb away: "it is merely optional", "is expressly permitted"; an article away
+        # when the word is said of a noun that follows ("is a required parameter", "is an optional field"); or
+        # another deontic word away ("is permitted but optional"; not "are required or optional", which says neither)
+        cop = i - 2 if i > 1 and (_adverb(toks[i - 1].text) or toks[i - 1].text.lower() in {"a", "an"}) else i - 1
+        if cop > 0 and toks[cop].text.lower() == "but" and toks[cop - 1].key in _DEONTIC_WORDS:
+            cop -= 2
         if base is None and t.key in _DEONTIC_WORDS and cop >= 0 and toks[cop].key in _COPULAS:
             base = _DEONTIC_WORDS[t.key]
             before_neg = _is_neg(toks, cop)  # "is not required", "are not allowed"
+            if base == "optional" and before_neg:
+                base, before_neg = "must", False  # "is not optional"
         if base is None and t.key in _FORBIDDEN and cop >= 0 and toks[cop].key in _COPULAS and \
                 i + 1 < len(toks) and toks[i + 1].text.lower() in {"from", "to"}:
             # "are prohibited from treating", "is forbidden to use"; "is not prohibited from" permits
             base, before_neg = ("may", False) if _is_neg(toks, cop) else ("must", True)
         gov = i  # where the governed verb is looked for after
+        choice = False
+        if base == "may" and low == "may" and _option_after(toks, i) is not None:
+            base, choice = "optional", True  # "may, at its discretion, ensure": a choice, not a duty
+        if base is None and (at := _option_head(toks, i)) is not None:
+            base, gov, choice = "optional", at, True  # "has discretion to organise", "it is up to the party whether"
         if base is None and low == "whether" and (to := _chosen(toks, i)) is not None:
             # "free to decide whether to disclose", "has discretion over whether to disclose"
             base, gov = "optional", to
@@ -264,8 +334,10 @@ def _modals(toks: list[Token]) -> list[_Modal]:
             neg = False
         elif neg and base == "must" and t.key in _DEONTIC_WORDS:
             base, neg = "optional", False  # "not required" lifts an obligation, it forbids nothing
+        optional = base == "optional"
         j = i + 1
-        while j < len(toks) and j <= i + 2 and not neg:  # "shall not", "must never", "shall no longer"
+        # "shall not", "must never", "shall no longer"; not the "not" of "need not", "whether or not"
+        while j < len(toks) and j <= i + 2 and not neg and not optional:
             if toks[j].text.lower() in _AFTER_NEGATORS and _is_neg(toks, j):
                 neg = True
             j += 1
@@ -294,7 +366,8 @@ def _modals(toks: list[Token]) -> list[_Modal]:
         # "positional-only" earlier in the clause).
         restricted = any(toks[k].text.lower() == "only" for k in range(max(a, i - 2), min(b, i + 5) + 1))
         exceptive = any(toks[k].text.lower() in {"without", "unless", "except"} for k in range(a, b + 1))
-        out.append((_Modal(i, ("not-" if neg else "") + base, t.text, verb, restricted, exceptive), subject_neg))
+        force = ("not-" if neg else "") + base
+        out.append((_Modal(i, force, t.text, verb, restricted, exceptive, choice), subject_neg))
     return [m for m, _ in out]
 
 
@@ -335,6 +408,8 @@ def _governed_at(toks: list[Token], i: int, end: int) -> int | None:
     while k <= end and skipped < 4:
         t = toks[k]
         low = t.text.lower()
+        if low in _MODALS:
+            return None  # "(that a code challenge is required) SHOULD be explained": another modal's verb
         if t.text == "," and not paren:
             close = next((j for j in range(k + 1, end + 1) if toks[j].text == ","), None)
             if close is None:
@@ -353,7 +428,7 @@ def _governed_at(toks: list[Token], i: int, end: int) -> int | None:
 _CLASH = {frozenset({"must", "not-must"}), frozenset({"may", "not-must"}), frozenset({"must", "not-may"}),
           frozenset({"may", "not-may"}), frozenset({"should", "not-should"}), frozenset({"must", "may"}),
           frozenset({"must", "not-should"}), frozenset({"should", "not-must"}),
-          frozenset({"must", "optional"}), frozenset({"should", "optional"})}
+          frozenset({"must", "optional"}), frozenset({"should", "optional"}), frozenset({"must", "should"})}
 # "not required", "need not", "optional": no obligation either way, nor a recommendation ("SHOULD" / "OPTIONAL")
 _SAME = {frozenset({"not-must", "not-may"})}  # "shall not" and "may not" both forbid
 # "can", "could", "might" also state ability; read without alignment they are not a permission.
@@ -421,7 +496,8 @@ def _clash(s: _Modal, c: _Modal) -> bool:
 
 def _modal_conflict(stoks: list[Token], ctoks: list[Token], s: _Modal, c: _Modal) -> Conflict:
     kind: Kind = "modality" if frozenset({s.force, c.force}) in {
-        frozenset({"must", "may"}), frozenset({"must", "optional"}), frozenset({"should", "optional"})} else "negation"
+        frozenset({"must", "may"}), frozenset({"must", "optional"}), frozenset({"should", "optional"}),
+        frozenset({"must", "should"})} else "negation"
     return Conflict(kind, f"the source says “{_phrase(stoks, s)}”, the claim “{_phrase(ctoks, c)}”")
 
 
@@ -431,6 +507,11 @@ def _phrase(toks: list[Token], m: _Modal) -> str:
         return " ".join(t.text for t in toks[a:m.pos + 1])
     if toks[m.pos].key in _FORBIDDEN:  # "prohibited from", "forbidden to"
         return " ".join(t.text for t in toks[m.pos:m.pos + 2])
+    if m.force == "optional" and toks[m.pos].text.lower() == "may":  # "may, at its discretion"
+        return " ".join(t.text for t in toks[m.pos:_option_after(toks, m.pos) or m.pos + 1]).replace(" ,", ",")
+    head = next((end for p in _OPTION_HEADS if (end := _matches(toks, m.pos, p)) is not None), None)
+    if m.force == "optional" and head is not None:  # "has discretion", "has the option", "is up to"
+        return " ".join(t.text for t in toks[m.pos:head])
     if m.force == "optional":  # "not required", "need not", "optional"
         a = m.pos - 1 if m.pos > 0 and _is_neg(toks, m.pos - 1) else m.pos
         b = m.pos + 1 if toks[m.pos].text.lower() == "need" else m.pos
@@ -830,8 +911,8 @@ def _conditions(toks: list[Token]) -> list[tuple[int, int, str]]:
             if tuple(low[i:i + len(marker)]) != marker:
                 continue
             opens = i == 0 or toks[i - 1].text in _CLAUSE_OPEN or (marker[0] in {"unless", "except", "provided"})
-            if not opens:
-                continue
+            if not opens or (marker == ("if",) and any(_matches(toks, i, p) is not None for p in _OPTION_AFTER)):
+                continue  # "if it chooses", "if they so wish": a choice (read as a modal), no condition
             j = i + len(marker)
             while j < len(toks) and toks[j].text not in {",", ";", ".", ":"}:
                 j += 1
@@ -1427,10 +1508,12 @@ def support(claim: str, texts: Sequence[str], *, min_about: float = MIN_SUPPORT)
     if any((t.kind == "number" or _month(ctoks, i)) and t.key not in s_keys for i, t in enumerate(ctoks)):
         return None
     # The same forces, read without alignment: a reworded "must not" is not supported by "must".
-    s_forces = {m.force.replace("not-may", "not-must") for m in _modals(stoks)}
+    s_modals = _modals(stoks)
+    s_forces = {m.force.replace("not-may", "not-must") for m in s_modals} | {"may" for m in s_modals if m.choice}
     if any(t.key in _PROHIBITIVE for t in stoks):
         s_forces.add("not-must")  # "alcohol prohibited" restates "alcohol is not allowed"
-    c_forces = {m.force.replace("not-may", "not-must") for m in _modals(ctoks)}
+    # "may, at its discretion, inform" and "has the option of informing" restate "may inform"
+    c_forces = {"may" if m.choice else m.force.replace("not-may", "not-must") for m in _modals(ctoks)}
     if not c_forces <= s_forces:
         return None
     s_neg = any(_is_neg(stoks, i) or t.key in IMPLICIT_NEGATIVES or t.key in _PROHIBITIVE for i, t in enumerate(stoks))

@@ -735,3 +735,94 @@ def test_a_comparative_under_a_negated_subject_is_no_bound():
                                    "No line should exceed 79 characters.") == []
     assert contradiction.conflicts("No line should be longer than 79 characters.",
                                    "Lines must not be longer than 79 characters.") == []
+
+
+@pytest.mark.parametrize("sentence, claim, said", [
+    ("The data protection officer shall directly report to the highest management level of the controller.",
+     "The data protection officer has the option of reporting directly to the highest management level of the "
+     "controller.",
+     "the source says “shall”, the claim “has the option”"),
+    ("The market surveillance authority shall organise the testing within a reasonable time following the request.",
+     "Following a request, the market surveillance authority has discretion to organise the testing within a "
+     "reasonable time.",
+     "the source says “shall”, the claim “has discretion”"),
+    ("The Board must ensure that the Listed Entity has an adequate risk management framework.",
+     "The Board may, at its discretion, see to it that the Listed Entity has an adequate risk management framework.",
+     "the source says “must”, the claim “may, at its discretion”"),
+    ("The controller should evaluate the risks inherent in the processing and implement measures to mitigate them.",
+     "The controller may, if it chooses, assess the risks inherent in the processing and adopt measures to mitigate "
+     "them.",
+     "the source says “should”, the claim “may, if it chooses”"),
+    ("The requirement to notify the MLRO should include situations when no business relationship was developed.",
+     "The requirement to notify the MLRO may, but need not, cover situations in which no business relationship was "
+     "developed.",
+     "the source says “should”, the claim “may, but need not”"),
+    ("That notification shall include the information necessary to demonstrate that the requirement has been met.",
+     "It is up to the notifying party whether that notification contains the information needed to demonstrate that "
+     "the requirement has been met.",
+     "the source says “shall”, the claim “is up to”"),
+    ("The Designated Experts must reject registration requests for values already occurring in the other registry.",
+     "Whether to reject registration requests for values already occurring in the other registry is left to the "
+     "Designated Experts' discretion.",
+     "the source says “must”, the claim “is left to”"),
+    ("For keyed hashes such as HMAC, 'key' is a required parameter containing the key to use.",
+     "For keyed hashes such as HMAC, 'key' is an optional parameter containing the key to use.",
+     "the source says “required”, the claim “optional”"),
+    ("The membership of the advisory forum shall be balanced between commercial and non-commercial interests.",
+     "Balancing the membership of the advisory forum between commercial and non-commercial interests is permitted "
+     "but optional.",
+     "the source says “shall”, the claim “optional”"),
+])
+def test_a_duty_restated_as_a_choice(sentence, claim, said):
+    """A permission said as a choice left to someone ("has the option of", "at its discretion", "if it chooses",
+    "is up to") lifts the obligation the source states."""
+    assert [(c.kind, c.reason) for c in contradiction.conflicts(sentence, claim)] == [("modality", said)]
+
+
+@pytest.mark.parametrize("sentence, claim, said", [
+    ("Core team members are encouraged to vote so that the council reflects the diversity of Python users.",
+     "Core team members are required to vote so that the council reflects the diversity of Python users.",
+     "the source says “encouraged”, the claim “required”"),
+    ("Data controllers should be encouraged to develop interoperable formats that enable data portability.",
+     "Data controllers should be obliged to develop interoperable formats that enable data portability.",
+     "the source says “encouraged”, the claim “obliged”"),
+    ("Member States should be able to lay down the rules on criminal penalties for infringements.",
+     "Member States are required to lay down the rules on criminal penalties for infringements.",
+     "the source says “should”, the claim “required”"),
+])
+def test_a_recommendation_restated_as_a_requirement(sentence, claim, said):
+    assert [(c.kind, c.reason) for c in contradiction.conflicts(sentence, claim)] == [("modality", said)]
+
+
+@pytest.mark.parametrize("sentence, claim", [
+    ("The controller may, at its discretion, inform the data subject.",
+     "The controller has discretion to inform the data subject."),
+    ("The controller need not inform the data subject.", "The controller is not required to inform the data subject."),
+    ("The controller may, if it chooses, inform the data subject.", "The controller may inform the data subject."),
+    ("The fine shall be up to 4 % of the total worldwide annual turnover of the preceding year.",
+     "The fine must be up to 4 % of the total worldwide annual turnover of the preceding year."),
+    ("The register shall be kept up to date by the provider.", "The provider must keep the register up to date."),
+    ("Applications should define which claims they use and when they are required or optional.",
+     "An application should specify which claims it uses and when each of them is required or optional."),
+    ('The "error_description" SHOULD explain the nature of the error, e.g., code challenge required.',
+     'The nature of the error (for example, that a code challenge is required) SHOULD be explained in the '
+     '"error_description".'),
+    ("Core team members are encouraged to vote.", "Core team members should vote."),
+])
+def test_choice_and_recommendation_words_that_restate_the_rule_are_no_conflict(sentence, claim):
+    assert contradiction.conflicts(sentence, claim) == []
+
+
+def test_need_not_is_no_negated_choice():
+    """"need not" lifts an obligation: it clashes with "must", not with "is not required to"."""
+    source = "The controller need not inform the data subject."
+    assert [c.kind for c in contradiction.conflicts(source, "The controller must inform the data subject.")][0] == \
+        "modality"
+
+
+def test_a_permission_restated_as_a_choice_is_supported():
+    source = "Market surveillance authorities may carry out unannounced on-site inspections of the testing."
+    claim = ("Market surveillance authorities may, at their discretion, carry out unannounced on-site inspections "
+             "of the testing.")
+    assert contradiction.conflicts(source, claim) == []
+    assert contradiction.support(claim, [source]) is not None
