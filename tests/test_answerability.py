@@ -949,3 +949,20 @@ def test_a_refusal_names_what_the_asking_sentence_is_about_not_the_situation_tol
                  weights={w: 2.0 for w in a2.parts})
     assert reason(far).startswith("no retrieved passage addresses “") and "source code" in reason(far), reason(far)
     assert "best passage covers 0%" in reason(far)
+
+
+def test_a_period_bounded_by_an_event_answers_how_long_but_not_how_many_days_or_how_often():
+    from anchor_core.ask.answerable import assess
+
+    passage = [_hit("art-72", "The post-market monitoring system shall collect and analyse data on the performance "
+                              "of high-risk AI systems throughout their lifetime.")]
+    weights = {w: 2.0 for w in ("post-market", "monitoring", "system", "collect", "analyse", "data", "performance")}
+    how_long = assess("For how long must the post-market monitoring system collect and analyse data on performance?",
+                      passage, weights=weights)
+    assert how_long.tied > 0.5 and how_long.expression == "throughout their lifetime"
+    days = assess("For how many days must the post-market monitoring system collect data on performance?",
+                  passage, weights=weights)
+    assert days.expression == ""
+    often = assess("How often must the post-market monitoring system collect and analyse data on performance?",
+                   passage, weights=weights)
+    assert often.expression == ""

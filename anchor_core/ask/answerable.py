@@ -74,6 +74,7 @@ from anchor_core.ask.question import (
     expressions,
     focus_phrase,
     has_number,
+    is_event_bounded,
     is_frequency,
     is_time_amount,
     is_word_count,
@@ -243,6 +244,7 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     time_amount = a.kind == "duration" and counts_time(question)
     practice = bool(_ASKS_PRACTICE.search(question))
     how_long = a.kind == "duration" and bool(_HOW_LONG.search(question)) and not _HOW_OFTEN.search(question)
+    how_often = a.kind == "duration" and bool(_HOW_OFTEN.search(question))
     how_long_takes = _asks_how_long_it_takes(question, a.kind)  # _HOW_LONG_TAKES implies how_long
     # a count answers "how many members" only next to "members", not as any number in the sentence
     unit_noun = stem(counted(question) or "") if a.kind == "count" else ""
@@ -324,6 +326,8 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
             found = [e for k in accepts for e in answer_values(text, k, question, numeric=a.numeric, common=common)]
             if time_amount:
                 found = [e for e in found if is_time_amount(e)]
+            elif how_often:  # "how often": a period bounded by an event ("throughout its lifecycle") is no frequency
+                found = [e for e in found if not is_event_bounded(e)]
             elif how_long:  # "how long" is not answered by a frequency ("regularly"), and "how long does
                 # it take" not by a deadline either ("by 2 August 2025")
                 found = [e for e in found if not is_frequency(e) and not (how_long_takes and expressions(e, "date"))]

@@ -344,6 +344,16 @@ def asks_calendar_point(question: str) -> bool:
 _FREQUENCY = re.compile(_FREQUENCY_EXPR, re.I)
 
 
+def is_event_bounded(expression: str) -> bool:
+    """The expression bounds a period by an event instead of counting it ("throughout their lifetime", "for as long
+    as"): it says how long, never how often.
+
+    >>> is_event_bounded("throughout their lifetime"), is_event_bounded("two years")
+    (True, False)
+    """
+    return bool(_EVENT_BOUNDED.search(expression))
+
+
 def is_frequency(expression: str) -> bool:
     """The expression says how often, not how long ("regularly", "twice a year", "annually").
 
@@ -454,6 +464,15 @@ _STATUS = (r"\bHTTP\s+(?:status\s+(?:code\s+)?)?[1-5]\d\d\b(?:\s+\((?-i:[A-Z])[\
            r"\bstatus code (?:of )?[1-5]\d\d\b")
 # a determiner capitalised because it opens the sentence, which is no part of a name ("The Commission")
 _OPENING_DETERMINER = r"(?:The|A|An|This|That|These|Those|Each|Every|Any|Such)"
+# a period bounded by an event rather than counted: "throughout their lifetime", "for the duration of the
+# contract", "for as long as it is necessary", "until the end of the testing", "deleted once the participation has
+# terminated" (it answers "how long", never "how many days": a question that counts time reads amounts only)
+_BOUNDED_BY_EVENT = (r"\bthroughout (?:the |its |their |his |her )?(?:entire |whole )?(?:lifetime|lifecycle|life cycle|"
+                     r"life)\b|\bfor (?:the |its |their )?(?:entire |whole )?(?:duration|lifetime|life) of\b|"
+                     r"\b(?:for )?as long as\b|"
+                     r"\buntil (?:the |its |their )?(?:end|expiry|expiration|termination|completion|conclusion) of\b|"
+                     r"\bonce\b[^.;:]{0,80}?\b(?:has|have) (?:ended|terminated|expired|been completed|ceased)\b")
+_EVENT_BOUNDED = re.compile(_BOUNDED_BY_EVENT, re.I)
 _EXPR: dict[str, re.Pattern[str]] = {k: re.compile(p, re.I) for k, p in {
     "duration": rf"\b{_NUM}[\s-]*(?:calendar |working |business |clear |consecutive )?{_TIME_UNIT}\b|"
                 r"\bwithout (?:undue )?delay\b|\bimmediately\b|" + _FREQUENCY_EXPR + "|"
@@ -461,7 +480,7 @@ _EXPR: dict[str, re.Pattern[str]] = {k: re.compile(p, re.I) for k, p in {
                 # an ordinal day or month counted from an event: "on the twentieth day following its publication"
                 # (not "the first year of operation", which counts from nothing)
                 rf"\b(?:{_ORDINAL})\s+(?:calendar |working |business )?(?:day|week|month|year)\s+"
-                r"(?:after|following|from)\b",
+                r"(?:after|following|from)\b|" + _BOUNDED_BY_EVENT,
     "amount": r"(?:€|\$|£|¥)\s?\d|\b\d[\d,.\s]*\s*(?:million|billion|thousand)?\s*(?:eur|euros?|usd|us dollars?|"
               r"dollars?|aed|dirhams?|gbp|pounds?|bytes?|kb|kilobytes?|mb|megabytes?|flops?|bits?)\b|"
               r"\b(?:eur|usd|aed|gbp|us\$)\s?\d(?:[\d,.]*\d)?(?:\s\d{3}\b)*(?:\s(?:million|billion|thousand))?|"
