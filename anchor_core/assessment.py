@@ -214,10 +214,11 @@ def extractive_open() -> str:
 
 def _extractive(report: Report) -> bool:
     """An ask run answered by the extractive writer from retrieved passages (a document header's date or authors
-    is read from the header's own cells, not picked by similarity, so it is not one)."""
+    is read from the header's own cells, and the date of a cited work the question names from its reference entry,
+    not picked by similarity, so neither is one)."""
     rel = report.relevance
     return (report.kind == "ask" and not report.refused and report.models.get("writer") == "extractive"
-            and not (rel is not None and rel.method == "document header"))
+            and not (rel is not None and rel.method in ("document header", "reference list")))
 
 
 def _claims(ns: list[int]) -> str:

@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field, field_validator
 from anchor_core import definitions
 from anchor_core.anchoring import VERBATIM_MIN_WORDS, InputError, decompose
 from anchor_core.ask import answerable as answerable_mod
+from anchor_core.ask import cited as cited_mod
 from anchor_core.ask import dated as dated_mod
 from anchor_core.ask import gate as gate_mod
 from anchor_core.ask.llm import ChatClient, LLMAuthError, LLMConfig, LLMError, make_client
@@ -360,6 +361,13 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
     gate_weights = _gate_weights(store, info, question, qa, s.retrieval().filters, weights)
     decision: GateDecision | None = None
     header = _dated_header(question, qa, hits, run, store=store, info=info, settings=s)
+    if header is None:
+        cited = _cited_date(question, qa, hits, run, store=store, info=info, settings=s)
+        if isinstance(cited, GateDecision):  # the reference list cites the asked work only as a draft
+            return _refusal(question, corpus, info.version, run, cited.code or "not_answered", cited.reason,
+                            sources=_sources(hits, units, rel), gate=cited, models=models, settings=s, t_all=t_all,
+                            threshold=scorer.threshold)
+        header = cited
     if header is not None:
         # the document's own header dates it: quoted whole, it is the answer (the body never says "published")
         hits, units, decision, draft = header
@@ -435,7 +443,14 @@ def _finish(question: str, corpus: str, info: CorpusInfo, hits: list[Hit], units
              decision="answer" if not bad else "answer_with_flags")
     signals = decision.signals if decision is not None else {}
     header = signals.get("header")
-    if header:
+    if signals.get("cited") and signals.get("by") == "name":
+        # the question names the cited work ("RFC 3218", "SEC 1") and asks when it was published (anchor_core.ask.
+        # cited): the located entry's date answers it, as a header's date cell does
+        marks = [c.supported and bool(answer_values(c.text, "date", question)) for c in checked]
+        addresses = Relevance(addressed=any(marks), kind="date", focus=f"the publication of {signals['cited']}",
+                              claims=marks, reason="" if any(marks) else "no supported claim holds the entry's date",
+                              method="reference list")
+    elif header:
         # the question asks when this document was published, or who wrote it, and nothing else
         # (anchor_core.ask.dated): a supported quote of the header's date cell, or of an author cell, answers it
         dated = signals.get("asks") == "date"
@@ -489,6 +504,59 @@ def _dated_header(question: str, qa: QuestionAnalysis, hits: list[Hit], run: _Ru
                         for i, c in enumerate(claims))
     draft = Draft(answer=answer, claims=claims, writer="extractive")
     run.emit("write", f"quoted the header of {label}", t0=t, decision="write")
+    return kept, units, decision, draft
+
+
+def _cited_date(question: str, qa: QuestionAnalysis, hits: list[Hit], run: _Run, *, store: Store,
+                info: CorpusInfo, settings: AskSettings
+                ) -> tuple[list[Hit], dict[str, Unit], GateDecision, Draft] | GateDecision | None:
+    """When the question asks when a work that a document of the corpus cites was published, and a reference list
+    dates it (:mod:`anchor_core.ask.cited`): as :func:`_dated_header`, with the entry quoted whole. A refusal
+    decision when the entry cites the work only as a draft; ``None`` otherwise (the trace says why)."""
+    if not cited_mod.asks_cited_date(question, qa):
+        return None
+    t = time.perf_counter()
+    documents = store.documents(info.name)
+    fronts = {str(d.meta["front"]["label"]): str(d.meta["front"].get("unit") or "") for d in documents
+              if isinstance(d.meta.get("front"), dict) and d.meta["front"].get("label")}
+    # the documents the question names cite; their reference lists are read, else those of the retrieved units
+    citing = [label for label in fronts if cited_mod.writes_designation(question, label)]
+    names = {a.lower() for d in documents for a in re.findall(r"\(([A-Z][A-Za-z0-9]{1,10})\)", d.title)}
+    unit_ids = [fronts[label] for label in citing if fronts[label]] or list(dict.fromkeys(h.unit_id for h in hits))
+    read = store.get_units(info.name, unit_ids)
+    found, why = cited_mod.find(question, {u: read[u].text for u in unit_ids if u in read}, citing, names)
+    if found is None:
+        run.emit("gate", f"not answered from a reference list: {why}", t0=t)
+        return None
+    entry = found.entry
+    unit = read[entry.unit_id]
+    label = unit_label(unit, unit.unit_id, None)
+    if entry.draft and not re.search(r"\bdraft\b", dated_mod.asking_clause(question), re.I):
+        reason = (f"the question asks when “{entry.title}” was published; the references of {label} cite it only as "
+                  f"a draft ({entry.draft}, {entry.date}), and the sources give no publication date for it")
+        run.emit("gate", f"refused: {reason}", t0=t, decision="refuse", score=0.0)
+        return GateDecision(verdict="refuse", score=0.0, code="not_answered", reason=reason,
+                            signals={"cited": entry.label, "draft": entry.draft})
+    chunks = store.unit_chunks(info.name, entry.unit_id, settings.retrieval().filters)
+    over = sorted((c for c in chunks if c.start < entry.end and entry.start < c.end), key=lambda c: c.start)
+    if not over or over[0].start > entry.start or max(c.end for c in over) < entry.end:
+        run.emit("gate", f"not answered from a reference list: the chunk of {entry.label}'s entry is not stored", t0=t)
+        return None
+    # an entry that runs over a chunk boundary is shown whole: the source spans the chunks it runs over
+    a, b = over[0].start, max(c.end for c in over)
+    top = hit_of(over[0], 1.0, heading=unit.heading).model_copy(update={"start": a, "end": b, "text": unit.text[a:b]})
+    kept = [top, *(h for h in hits if h.chunk_id != top.chunk_id)][:max(len(hits), 1)]
+    units = store.get_units(info.name, sorted({h.unit_id for h in kept} | {v.unit_id for h in kept for v in h.via}))
+    reason = (f"asks when {entry.label} (“{entry.title}”) was published (the question {found.why}); the references "
+              f"of {label} date it {entry.date}")
+    by = "name" if found.why.startswith("names") else "title"
+    decision = GateDecision(verdict="pass", score=1.0, reason=reason,
+                            signals={"cited": entry.label, "unit": label, "by": by})
+    run.emit("gate", f"passed: {reason}", t0=t, decision="pass", score=1.0, signals=decision.signals)
+    claim = DraftClaim(text=unit.text[entry.start:entry.end], cited=[1], unit_id=unit.unit_id, start=entry.start,
+                       end=entry.end, located=True)
+    draft = Draft(answer=f"{label}, references: “{claim.text}” [1]", claims=[claim], writer="extractive")
+    run.emit("write", f"quoted the entry for {entry.label} in the references of {label}", t0=t, decision="write")
     return kept, units, decision, draft
 
 
@@ -639,14 +707,15 @@ def _writer_spans(claims: list[DraftClaim], checked: list[CheckedClaim], units: 
 
     A quote shorter than the checker's verbatim search takes (``May 2015``, a five-word list point) is scored
     against whole sentences instead and may land on another sentence; it is anchored at the writer's offsets,
-    which hold exactly its text, as a verbatim quote."""
+    which hold exactly its text, as a verbatim quote. So is a quote the writer located by the source's structure
+    (``DraftClaim.located``: a reference list's entry, which is no sentence the checker reads)."""
     for dc, cc in zip(claims, checked):
         a = cc.anchor
         u = units.get(dc.unit_id or "")
         src = next((x for x in sources or [] if x.unit_id == dc.unit_id and x.n in dc.cited
                     and x.start <= (dc.start or 0) < x.end), None)
         if (u is not None and src is not None and dc.start is not None and dc.end is not None
-                and u.text[dc.start:dc.end] == dc.text and len(dc.text.split()) < VERBATIM_MIN_WORDS
+                and u.text[dc.start:dc.end] == dc.text and (len(dc.text.split()) < VERBATIM_MIN_WORDS or dc.located)
                 and (a is None or a.unit_id != dc.unit_id or not (a.start < dc.end and dc.start < a.end))):
             cc.anchor = ClaimAnchor(source=src.n, unit_id=src.unit_id, part=src.part, doc_id=src.doc_id,
                                     page=src.page, quote=dc.text, start=dc.start, end=dc.end, score=1.0,

@@ -51,6 +51,10 @@ class DraftClaim:
     of the claim that quotes the lead-in; for a point's further sentence, of the claim that quotes the point.
     They are one provision split for quoting ("The following AI practices shall be prohibited:" + "(a) ..."),
     so the claim is read with that one when the answer's relevance is checked."""
+    located: bool = False
+    """The writer located the quote by the source's structure (a reference list's entry), not by scoring its
+    sentences: it is anchored at the writer's offsets whatever its length, since the checker reads sentences and a
+    reference entry is none (:func:`anchor_core.segment.is_noise`)."""
 
 
 @dataclass

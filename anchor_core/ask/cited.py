@@ -1,0 +1,256 @@
+"""When a question asks when a work that a document of the corpus *cites* was published, the citing document's
+reference list answers.
+
+A standard's bibliography gives each cited work's date in its entry::
+
+    [RFC3218]  Rescorla, E., "Preventing the Million Message Attack on
+               Cryptographic Message Syntax", RFC 3218,
+               DOI 10.17487/RFC3218, January 2002,
+               <http://www.rfc-editor.org/info/rfc3218>.
+
+No sentence of the body says "RFC 3218 was published in January 2002", and reference entries are not sentences a
+claim may anchor to (:func:`anchor_core.segment.is_noise`), so the answerability test never sees the date; this
+module answers from the entry instead (as :mod:`anchor_core.ask.dated` answers from a document's own header), and
+only when
+
+- the question asks when something *was* published, or for a publication date
+  (:func:`~anchor_core.ask.dated.asks_publication`), and no document of the corpus is the one asked about (its
+  own header answers then);
+- exactly one entry of the reference lists of the retrieved or named units is the one asked about: the question
+  writes its designation ("RFC 3218", "FIPS PUB 180-4", its label) or most of its title, clearly more of it than
+  of any other entry's;
+- every number the asking sentence writes (a version, a draft number, a revision) is in the entry: "PKCS #5
+  version 2.1" is not the entry for version 2.0.
+
+An entry that cites a draft (a work in progress, an Internet-Draft, a W3C working draft or candidate
+recommendation) dates the draft, not a publication: such a question is refused, saying what the entry cites.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from anchor_core.ask.dated import _FORM, MIN_TITLE, TITLE_MARGIN, asking_clause, asks_publication
+from anchor_core.ask.gate import content_terms
+from anchor_core.ask.question import QuestionAnalysis
+from anchor_core.scorers.text import stem
+
+# "[RFC3218]", "[NIST.800-38D]", "[12]" at the start of a line, then the entry (or a line break: a long label
+# stands on its own line)
+_ENTRY_START = re.compile(r"(?m)^[ \t]*\[([A-Za-z0-9][^\]\s]{0,40})\](?=[ \t]*\S|[ \t]*\n[ \t]+\S)")
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+_MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December")
+_DATE = re.compile(rf"\b(?:\d{{1,2}}\s+)?(?:{_MONTHS})\s+(?:\d{{1,2}},\s+)?(?:19|20)\d{{2}}\b|\b(?:19|20)\d{{2}}\b")
+_URL = re.compile(r"<[^<>]*>|https?://\S+")
+_TITLE = re.compile(r"\"([^\"]{3,300})\"|“([^”]{3,300})”")
+# a designation of the cited work: "RFC 3218", "BCP 14", "FIPS PUB 180-4", "NIST SP 800-38D", "Special
+# Publication 800-56A", "ISO/IEC 9075", "draft-ietf-oauth-v2-bearer-00"
+_DESIGNATION = re.compile(r"\b(?:RFC|BCP|STD|FIPS(?:\s+PUB)?|(?:NIST\s+)?SP|Special\s+Publication|ISO(?:/IEC)?|"
+                          r"ITU-T\s+[A-Z]\.?|ANSI\s+X)\s?\d[\d.-]*\d|\b\d[\d.-]*\d\b(?=\s*\((?:RFC|BCP)\))|"
+                          r"\bdraft-[\w.-]+[\w]", re.I)
+# what a draft is cited as: its date is the draft's, not the work's publication
+_DRAFT = re.compile(r"\bwork in progress\b|\bdraft\b|\bcandidate recommendation\b|\bproposed recommendation\b",
+                    re.I)
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)*(?![\w])")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry of a reference list: ``unit text[start:end]`` is the whole entry."""
+
+    unit_id: str
+    start: int
+    end: int
+    label: str
+    title: str
+    date: str
+    """The entry's last date outside a URL ("January 2002"); ``""`` when it gives none."""
+    designations: tuple[str, ...]
+    """Its label and the designations it writes, normalised (``rfc3218``)."""
+    draft: str
+    """What marks it as a draft ("Work in Progress"), ``""`` when it cites a publication."""
+    text: str
+
+
+def _norm(designation: str) -> str:
+    return re.sub(r"[\s.]+", "", designation.lower().replace("special publication", "sp").replace("nist", ""))
+
+
+def entries(unit_id: str, text: str) -> list[Entry]:
+    """The reference entries of a unit's text: a bracketed label at a line start, up to the next blank line or
+    label. An entry must give a quoted title and a date to count.
+
+    >>> e = entries("rfc-7516", '[RFC3218]  Rescorla, E., "Preventing the Million Message Attack on\\n'
+    ...             '           Cryptographic Message Syntax", RFC 3218,\\n'
+    ...             '           DOI 10.17487/RFC3218, January 2002,\\n'
+    ...             '           <http://www.rfc-editor.org/info/rfc3218>.\\n\\n[JSMS] Rescorla, E., "JavaScript '
+    ...             'Message Security Format", Work in Progress, draft-rescorla-jsms-00, March 2011.\\n')
+    >>> [(x.label, x.date, x.draft) for x in e]
+    [('RFC3218', 'January 2002', ''), ('JSMS', 'March 2011', 'Work in Progress')]
+    >>> e[1].designations
+    ('jsms', 'draft-rescorla-jsms-00')
+    """
+    starts = list(_ENTRY_START.finditer(text))
+    out = []
+    for k, m in enumerate(starts):
+        stop = starts[k + 1].start() if k + 1 < len(starts) else len(text)
+        blank = _BLANK_LINE.search(text, m.end(), stop)
+        end = blank.start() if blank else stop
+        begin = m.start(1) - 1  # the "[" (not the indent before it)
+        body = text[begin:end].rstrip()
+        end = begin + len(body)
+        flat = " ".join(body.split())
+        title_m = _TITLE.search(flat)
+        found = [d.group(0) for d in _DESIGNATION.finditer(flat)]
+        plain = _URL.sub(" ", flat)
+        dates = list(_DATE.finditer(plain))
+        if not title_m or not dates:
+            continue  # a body line that opens with a citation ("[RFC3218] should be consulted"), or an undated entry
+        draft = _DRAFT.search(flat)
+        names = [_norm(m.group(1))] + [_norm(d) for d in found]
+        out.append(Entry(unit_id=unit_id, start=begin, end=end, label=m.group(1),
+                         title=(title_m.group(1) or title_m.group(2)) if title_m else "",
+                         date=dates[-1].group(0) if dates else "",
+                         designations=tuple(dict.fromkeys(n for n in names if n)),
+                         draft=draft.group(0) if draft else "", text=body))
+    return out
+
+
+@dataclass(frozen=True)
+class CitedAnswer:
+    entry: Entry
+    why: str
+    """How the question points at it: ``names RFC 3218`` or ``writes 80% of its title``."""
+
+
+# words that ask about a citation rather than a topic: "what publication date does RFC 8414 give for that spec",
+# "which edition does JWA cite"
+_CITE_FORM = frozenset("""
+give gives giving gave cite cites cited citing reference references referenced referencing list lists listed
+edition editions version versions revision revisions book paper report standard guideline guidelines dated
+""".split())
+
+
+def _spelled(question: str) -> set[str]:
+    """What the question may write as a label or identifier, normalised as :func:`_norm` does: each token and
+    each pair of tokens run together ("SEC 1" → ``sec1``), a bracketed label ("[RFC3218]")."""
+    toks = re.findall(r"[A-Za-z0-9][\w./#-]*[A-Za-z0-9]|[A-Za-z0-9]", question)
+    out = {_norm(t) for t in toks} | {_norm(a + b) for a, b in zip(toks, toks[1:])}
+    out |= {_norm(m) for m in re.findall(r"\[([^\]\s]{1,40})\]", question)}
+    # a bare word is a label only when it holds a digit or is an acronym ("JWT", "SEC1"), not "format" or "the"
+    return {t for t in out if len(t) >= 3 and (any(c.isdigit() for c in t) or t.upper() in question)}
+
+
+def writes_designation(question: str, designation: str) -> bool:
+    """``question`` writes ``designation`` ("RFC 7519" as "RFC 7519" or "RFC7519", not "RFC 75190").
+
+    >>> writes_designation("What does RFC7519 cite?", "RFC 7519"), writes_designation("RFC 75190", "RFC 7519")
+    (True, False)
+    """
+    parts = designation.split()
+    return bool(parts) and re.search(r"(?<![\w])" + r"\s?".join(map(re.escape, parts)) + r"(?![\w])", question,
+                                     re.I) is not None
+
+
+def asks_cited_date(question: str, analysis: QuestionAnalysis) -> bool:
+    """A date question that asks when something was published, or what date a document gives for what it cites.
+
+    >>> from anchor_core.ask.question import analyse
+    >>> q = "Which NIST publication is that, and what date does JWA give for it?"
+    >>> asks_cited_date(q, analyse(q))
+    True
+    >>> q = "By when must the server publish its metadata?"
+    >>> asks_cited_date(q, analyse(q))
+    False
+    """
+    if asks_publication(question, analysis):
+        return True
+    asking = asking_clause(question)
+    return analysis.kind == "date" and bool(_GIVES_DATE.search(asking))
+
+
+# "what date does JWA give for it", "in what month and year is that SWT version dated"
+_GIVES_DATE = re.compile(r"\bwhat\s+(?:publication\s+)?date\s+(?:does|do|did)\b[^?]*\b(?:give|cite|list|state)s?\b|"
+                         r"\b(?:is|are|was|were)\b[^?]*\bdated\b", re.I)
+
+
+def choose(question: str, found: list[Entry], citing: Iterable[str] = ()) -> tuple[Entry | None, str]:
+    """The one entry ``question`` asks about, with how it points at it (``None`` and the reason when none or
+    several do). ``citing``: the designations and names of the corpus's documents (``RFC 8414``, ``JWA``): a
+    question names the citing document too ("what publication date does RFC 8414 give for ..."), which is not the
+    work asked about."""
+    own = {_norm(c) for c in citing}
+    if not found:
+        return None, "the retrieved documents list no references"
+    # the citing documents' own entries (a spec citing a companion spec the question also names) are not asked about
+    found = [e for e in found if not set(e.designations) & own]
+    written = ({_norm(d.group(0)) for d in _DESIGNATION.finditer(question)} | _spelled(question)) - own
+    # an identifier the question writes whole ("saml-core-2.0-os") names the entry that writes it
+    idents = [t.lower() for t in re.findall(r"[\w.]+(?:-[\w.]+)+", question)
+              if any(c.isdigit() for c in t) and len(t) >= 6]
+    named = [e for e in found if set(e.designations) & written
+             or any(i in " ".join(e.text.split()).lower() for i in idents)]
+    if len({e.date for e in named}) == 1:  # one work, cited by several units alike
+        named = named[:1]
+    if len(named) == 1:
+        return named[0], f"names {named[0].label}"
+    if len(named) > 1:
+        return None, "the question names several cited works"
+    q = set(content_terms(question))
+    titled = [e for e in found if e.title]
+    if not titled:
+        return None, "no reference entry of the retrieved documents has a title"
+    titles = {id(e): set(content_terms(e.title)) for e in titled}
+    df: dict[str, int] = {}
+    for ws in titles.values():
+        for w in ws:
+            df[w] = df.get(w, 0) + 1
+    n = len(titled)
+
+    def cover(e: Entry) -> float:
+        ws = titles[id(e)]
+        total = sum(math.log(1 + n / df[w]) for w in ws)
+        return sum(math.log(1 + n / df[w]) for w in ws if w in q) / total if total else 0.0
+
+    ranked = sorted(((cover(e), e) for e in titled), key=lambda x: -x[0])
+    best, entry = ranked[0]
+    rivals = [c for c, e in ranked[1:] if (e.title, e.date) != (entry.title, entry.date)]
+    second = rivals[0] if rivals else 0.0
+    if best < MIN_TITLE:
+        return None, f"the question writes at most {best:.0%} of a cited work's title"
+    if best - second < TITLE_MARGIN:
+        return None, f"the question writes as much of two cited works' titles ({best:.0%}, {second:.0%})"
+    return entry, f"writes {best:.0%} of its title"
+
+
+def find(question: str, units: dict[str, str], citing: Iterable[str] = (),
+         names: Iterable[str] = ()) -> tuple[CitedAnswer | None, str]:
+    """The reference entry that dates what ``question`` asks about, from the texts of ``units`` (unit id → text),
+    or ``None`` with why not. ``citing``: the designations of the documents the question names (the ones that
+    cite, "RFC 8414"); ``names``: other words that name a document of the corpus ("jwa", "jwk"), which the asking
+    sentence may use to say whose reference list it means. A chosen entry that cites a draft is returned too: its
+    ``draft`` says so, and the caller refuses."""
+    citing, names = list(citing), list(names)
+    found = [e for uid, text in units.items() for e in entries(uid, text)]
+    entry, why = choose(question, found, citing + names)
+    if entry is None:
+        return None, why
+    flat = " ".join(entry.text.split())
+    asking = asking_clause(question)
+    own = {_norm(c) for c in citing}
+    in_entry = {_norm(t) for t in _NUMBER.findall(flat)} | set(content_terms(flat))
+    missing = [n for n in _NUMBER.findall(asking) if _norm(n) not in in_entry and not any(_norm(n) in c for c in own)]
+    if missing:
+        return None, f"the question asks about {', '.join(missing)}, which the entry for {entry.label} does not cite"
+    # the asking sentence asks about nothing else than this work's date ("the very first individual draft of
+    # ..." asks about a draft the entry does not date)
+    allowed = {stem(w) for w in _FORM | _CITE_FORM | set(content_terms(flat)) | {n.lower() for n in names}}
+    rest = [w for w in content_terms(asking) if stem(w) not in allowed and not w.isdigit() and _norm(w) not in own]
+    if rest:
+        return None, f"the question asks about {' '.join(rest)}, which the entry for {entry.label} does not date"
+    if not entry.date:
+        return None, f"the entry for {entry.label} gives no date"
+    return CitedAnswer(entry, why), ""
