@@ -871,11 +871,44 @@ def _actor(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
             continue
         if not {t.key for t in s_new} - c_all or not {t.key for t in c_new} - s_all:
             continue
+        # Someone who acts on one side at least: a name, a role ("the provider", "the supervisory authority"); "a
+        # single" for "just one", "a large amount" for "a great deal", "a person" for "anyone" are rewordings
+        if not (any(_agentive(stoks, i) for i in range(i1, i2)) or any(_agentive(ctoks, j) for j in range(j1, j2))):
+            continue
         # Subject position: the first modal after the replaced words, with no clause break in between.
         if _before_modal(stoks, i2, s_modal) and _before_modal(ctoks, j2, c_modal):
             return Conflict("actor", f"the source names {_np(stoks, i1, i2)}, the claim {_np(ctoks, j1, j2)}",
                             tuple(t.key for t in c_new))
     return None
+
+
+_BODY = re.compile(r"(?:authorit(?:y|ies)|bod(?:y|ies)|boards?|committees?|councils?|agenc(?:y|ies)|offices?|"
+                   r"officers?|courts?|regulators?|organi[sz]ations?|institutions?|supervisors?|managers?|members?|"
+                   r"entit(?:y|ies)|commission|parl[ia]+ment|states?|part(?:y|ies)|firms?|compan(?:y|ies)|"
+                   r"servers?|clients?|users?|applicants?|participants?|developers?|authors?|teams?|groups?|"
+                   r"[a-z]{3,}(?:er|or)s?)", re.I)
+_OBJECT_OPENERS = frozenset("the a an its their his her this that these those any each every such whether".split())
+_NOT_AGENT = frozenset("""other others order orders number numbers under paper papers matter matters letter letters
+manner factor factors sector sectors error errors major minor prior either neither whether rather further water
+another after over together member's register registers character characters parameter parameters header headers
+identifier identifiers container containers layer layers chapter chapters cover power powers""".split())
+
+
+def _agentive(toks: list[Token], i: int) -> bool:
+    """The word at ``i`` names someone who acts: a name (capitalised inside the sentence, or an acronym) or a role
+    noun (a body, a party, an "-er" / "-or" agent: provider, controller, processor)."""
+    t = toks[i]
+    if t.kind != "word":
+        return False
+    w = t.text
+    if (w[:1].isupper() and i > 0 and not w.isupper()) or (len(w) >= 2 and w.isupper() and w.isalpha()):
+        return True
+    low = w.lower()
+    if low in _NOT_AGENT or _BODY.fullmatch(low) is None:
+        return False
+    # an "-ers" word with an object after it is a verb ("covers the", "offers a"), not an agent
+    nxt = toks[i + 1].text.lower() if i + 1 < len(toks) else ""
+    return not (low.endswith("s") and nxt in _OBJECT_OPENERS)
 
 
 def _participle(word: str) -> bool:

@@ -826,3 +826,22 @@ def test_a_permission_restated_as_a_choice_is_supported():
              "of the testing.")
     assert contradiction.conflicts(source, claim) == []
     assert contradiction.support(claim, [source]) is not None
+
+
+@pytest.mark.parametrize("sentence, claim", [
+    ("Such a request may be made by a person acting on behalf of the applicant.",
+     "Such a request may be made by anyone acting on behalf of the applicant."),
+    ("A single reviewer should be named for each proposal.", "Just one reviewer should be named for each proposal."),
+    ("A large amount of data must be processed for the creation of the model.",
+     "A great deal of data must be processed to create the model."),
+])
+def test_a_reworded_noun_phrase_that_names_no_one_is_no_other_actor(sentence, claim):
+    assert [c for c in contradiction.conflicts(sentence, claim) if c.kind == "actor"] == []
+
+
+@pytest.mark.parametrize("sentence, claim", [
+    ("The provider shall keep the logs for six months.", "The deployer shall keep the logs for six months."),
+    ("The Commission may adopt delegated acts.", "The Board may adopt delegated acts."),
+])
+def test_a_role_or_a_name_put_for_another_is_another_actor(sentence, claim):
+    assert [c.kind for c in contradiction.conflicts(sentence, claim)] == ["actor"]
