@@ -248,6 +248,16 @@ def test_a_refusal_says_when_a_left_out_recital_would_answer(tmp_path):
     assert r3.refused and "ecital" not in r3.reason
 
 
+def test_a_question_that_names_the_recitals_searches_them(tmp_path):
+    st = _with_recital(tmp_path)
+    for q in ("According to the recitals, how many years must drone operators keep their flight logs?",
+              "What does the preamble say: how many years must drone operators keep their flight logs?"):
+        r = ask(q, store=st, embedder=HashEmbedder(), corpus="drones", settings=AskSettings())
+        assert not r.refused and any(c.anchor and c.anchor.unit_id == "recital-7" for c in r.claims), q
+        assert r.settings["include_recitals"] and any("names the recitals" in n for n in r.notes)
+        assert any(e.stage == "retrieve" and "recitals included in the search" in e.message for e in r.trace)
+
+
 def test_a_corpus_without_recitals_gets_no_recital_check(store):
     r = run(store, "How much does a drone insurance policy cost for a wedding photographer?")
     assert r.refused and "ecital" not in r.reason

@@ -259,6 +259,10 @@ def _gate(question: str, hits, units, qvec, vecs, run: _Run, *, store, info: Cor
     return d
 
 
+# a question that names an act's recitals or its preamble asks what they say
+_NAMES_RECITALS = re.compile(r"\b(?:recitals?|preamble)\b", re.I)
+
+
 def _has_recitals(store, info: CorpusInfo) -> bool:
     """Whether the corpus holds recitals (units of kind ``recital``), which retrieval leaves out by default.
     Read on refusals only (about 10 ms for the 13,000 unit ids of the ADGM rulebooks)."""
@@ -353,6 +357,12 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
         return _refusal(question, corpus, info.version, run, "bad_question", problem, sources=[], gate=None,
                         models=models, settings=s, t_all=t_all, threshold=scorer.threshold)
 
+    if not s.include_recitals and _NAMES_RECITALS.search(question) and _has_recitals(store, info):
+        # "According to the GDPR recitals, ...", "the AI Act's preamble says ...": the asker wants the recitals read
+        s = s.model_copy(update={"include_recitals": True})
+        run.notes.append("the question names the recitals (the preamble), so they were searched too")
+        run.emit("retrieve", "the question names the recitals (the preamble): recitals included in the search",
+                 t0=time.perf_counter())
     hits, units, rel, qvec, vecs = _retrieve(question, run, store=store, embedder=embedder, info=info, settings=s)
     # IDF of the question's terms in this corpus (0 = never mentioned): the gate and the writer both weigh by it
     weights = gate_mod.term_weights(store, corpus, gate_mod.content_terms(question), s.retrieval().filters,
