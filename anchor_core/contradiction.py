@@ -1341,9 +1341,12 @@ _SENSES = {
     # "the Rules do not apply to an Authorised Person" / "an Authorised Person is subject to the Rules" (see
     # _sense_uses for "subject")
     "apply": "apply applies applied",
+    # "should be prohibited" / "should be permitted"
+    "permit": "permit permits permitted allow allows allowed",
+    "forbid": "prohibit prohibits prohibited forbid forbids forbidden ban bans banned",
 }
 _SENSE_OF = {stem(w): sense for sense, ws in _SENSES.items() for w in ws.split()}
-_OPPOSITE = {"up": "down", "down": "up", "in": "out", "out": "in"}
+_OPPOSITE = {"up": "down", "down": "up", "in": "out", "out": "in", "permit": "forbid", "forbid": "permit"}
 
 
 def _sense_uses(toks: list[Token]) -> list[tuple[int, str, bool]]:
@@ -1355,15 +1358,22 @@ def _sense_uses(toks: list[Token]) -> list[tuple[int, str, bool]]:
         if sense is None and t.text.lower() == "subject" and 0 < i < len(toks) - 1 and \
                 toks[i - 1].text.lower() in _COPULAS | {"remain", "remains"} and toks[i + 1].text.lower() == "to":
             sense = "apply"  # "is subject to", not "the data subject"
+        if sense is None and t.text.lower() == "outside" and [x.text.lower() for x in toks[i + 1:i + 3]] == \
+                ["the", "scope"]:
+            out.append((i, "apply", True))  # "falls outside the scope of this Regulation": it does not apply
+            continue
         if sense is None:
             continue
-        neg = False
-        for k in range(i - 1, max(-1, i - 4), -1):
+        neg, k, reach = False, i - 1, 3
+        while k >= 0 and i - k <= reach:
             if toks[k].text in _CLAUSE_OPEN:
                 break
             if _is_neg(toks, k):
                 neg = True
                 break
+            if toks[k].text.lower() in {"or", "and", "nor"}:
+                reach += 2  # "is not restricted or prohibited": the negator governs both
+            k -= 1
         out.append((i, sense, neg))
     return out
 

@@ -845,3 +845,23 @@ def test_a_reworded_noun_phrase_that_names_no_one_is_no_other_actor(sentence, cl
 ])
 def test_a_role_or_a_name_put_for_another_is_another_actor(sentence, claim):
     assert [c.kind for c in contradiction.conflicts(sentence, claim)] == ["actor"]
+
+
+@pytest.mark.parametrize("sentence, claim, said", [
+    ("AI systems entailing such unacceptable scoring practices should therefore be prohibited.",
+     "Consequently, AI systems that involve such unacceptable scoring practices should be permitted.",
+     "the source says “be prohibited”, the claim “be permitted”"),
+    ("This Regulation should also apply to Union institutions when acting as a provider of an AI system.",
+     "Union institutions acting as a provider of an AI system should fall outside the scope of this Regulation.",
+     "the source says “also apply to”, the claim “fall outside the”"),
+])
+def test_a_permission_for_a_prohibition_and_outside_the_scope_for_applies(sentence, claim, said):
+    assert [(c.kind, c.reason) for c in contradiction.conflicts(sentence, claim)] == [("negation", said)]
+
+
+def test_a_negation_governs_both_words_of_a_coordination():
+    source = ("The internal market requires that the free movement of personal data is not restricted or prohibited "
+              "for reasons connected with the protection of natural persons.")
+    claim = ("For the internal market, the free movement of personal data must not be restricted or prohibited for "
+             "reasons connected with protecting natural persons.")
+    assert contradiction.conflicts(source, claim) == []
