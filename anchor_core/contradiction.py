@@ -1397,24 +1397,35 @@ _IN_FRONT = frozenset(stem(w) for w in "appear appears appeared attend attends a
 
 
 def _ordered(toks: list[Token]) -> list[tuple[str, int, list[str]]]:
-    """Each "before" / "after" / "prior to" with the first three content keys of what it is before or after."""
+    """Each "before" / "after" / "prior to" / "ahead of" / "once ... has been done" with the first four content keys
+    of what it is before or after ("not before" is after)."""
     out = []
     for i, t in enumerate(toks):
-        side = _TIME_ORDER.get(t.text.lower())
+        low = t.text.lower()
+        side = _TIME_ORDER.get(low)
+        nxt = toks[i + 1].text.lower() if i + 1 < len(toks) else ""
+        if low == "ahead" and nxt == "of":
+            side = "before"
+        if low == "once" and nxt not in {"a", "an", "per", "every", "each", "more", "again", "only", "or"} and any(
+                x.text.lower() in {"has", "have", "had"} for x in toks[i + 1:i + 7]):
+            side = "after"  # "once the migration has been completed", "once they have been placed on the market"
         if side is None:
             continue
-        k = i + 2 if t.text.lower() == "prior" and i + 1 < len(toks) and toks[i + 1].text.lower() == "to" else i + 1
-        if t.text.lower() == "prior" and k == i + 1:
+        k = i + 2 if low in {"prior", "ahead"} and i + 1 < len(toks) and nxt in {"to", "of"} else i + 1
+        if low == "prior" and k == i + 1:
             continue  # "prior" as an adjective ("prior consent")
+        if i > 0 and _is_neg(toks, i - 1) and low in {"before", "after"}:
+            side = "after" if side == "before" else "before"  # "not before the end of the period"
         near = [x.text.lower() for x in toks[max(0, i - 2):i + 3]]
         if "before" in near and "after" in near:
             continue  # "before or after any JSON value": both ways
         if side == "before" and i > 0 and toks[i - 1].key in _IN_FRONT:
             continue  # "attend before the Appeals Panel", "brought before a court": a place, not a time
         keys = [toks[n].key for n in range(k, min(k + 8, len(toks)))
-                if toks[n].content and toks[n].kind == "word" and not _is_neg(toks, n)]
+                if toks[n].content and toks[n].kind == "word" and not _is_neg(toks, n)
+                and toks[n].text.lower() not in {"has", "have", "had", "been", "already", "once"}]
         if len(keys) >= 2:
-            out.append((side, i, keys[:3]))
+            out.append((side, i, keys[:4]))
     return out
 
 
@@ -1424,7 +1435,9 @@ def _time_order(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
     notified")."""
     for side, i, keys in _ordered(stoks):
         for cside, j, ckeys in _ordered(ctoks):
-            if cside != side and keys[:2] == ckeys[:2]:
+            # the same event: its first two words, or two of its first four in any order ("prior to their placing
+            # on the market" / "once they have been placed on the market")
+            if cside != side and (keys[:2] == ckeys[:2] or len(set(keys) & set(ckeys)) >= 2):
                 return Conflict("condition", f"the source says “{_clause_from(stoks, i)}”, the claim "
                                              f"“{_clause_from(ctoks, j)}”")
     return None

@@ -541,7 +541,8 @@ def fresh(limit: int | None) -> int:
           f"reading their errors: each table is the shipped code's, and a file's note gives its first run (its "
           f"held-out figure). Session 46's reworded-modality rules ('has the option of', 'at its discretion', 'if "
           f"it chooses', 'is up to', 'is encouraged to', 'should' against 'required'; 'prohibited' / 'permitted', "
-          f"'falls outside the scope' / 'applies') were written from the misses "
+          f"'falls outside the scope' / 'applies'; 'once it has been done' as 'after', 'ahead of' as 'before') "
+          f"were written from the misses "
           f"of files 2-12, so those tables are in-sample for them; the thirteenth file was not read for them. Its "
           f"false conflicts were then read with the earlier files' for the actor test (a reworded noun phrase "
           f"that names no one, 'a single' / 'just one', is no other actor), so all thirteen are in-sample for that."]

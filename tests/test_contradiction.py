@@ -865,3 +865,25 @@ def test_a_negation_governs_both_words_of_a_coordination():
     claim = ("For the internal market, the free movement of personal data must not be restricted or prohibited for "
              "reasons connected with protecting natural persons.")
     assert contradiction.conflicts(source, claim) == []
+
+
+@pytest.mark.parametrize("sentence, claim", [
+    ("The impact assessment should be performed prior to deploying the high-risk AI system.",
+     "Once the high-risk AI system has been deployed, the impact assessment should be performed."),
+    ("High-risk AI systems should be subject to a conformity assessment prior to their placing on the market.",
+     "High-risk AI systems should undergo a conformity assessment once they have already been placed on the market."),
+])
+def test_once_it_has_been_done_is_after_it(sentence, claim):
+    assert [c.kind for c in contradiction.conflicts(sentence, claim)] == ["condition"]
+
+
+@pytest.mark.parametrize("sentence, claim", [
+    ("The report shall be published after the Board has adopted it.",
+     "Once the Board has adopted the report, it shall be published."),
+    ("The Board shall meet once a year after the annual report has been adopted.",
+     "The Board shall meet once a year after the annual report has been adopted."),
+    ("The fee shall not be charged before the end of the trial period.",
+     "The fee shall be charged only after the end of the trial period."),
+])
+def test_once_restating_after_and_not_before_are_no_conflict(sentence, claim):
+    assert [c for c in contradiction.conflicts(sentence, claim) if c.kind == "condition"] == []
