@@ -74,7 +74,7 @@ MIN_CLAIM_KEYS = 3
 Kind = Literal["negation", "modality", "number", "date", "actor", "condition"]
 
 _MODALS = {"shall": "must", "must": "must", "may": "may", "can": "may", "cannot": "may", "should": "should",
-           "might": "may", "could": "may"}
+           "might": "may", "could": "may", "ought": "should"}  # "ought to adopt" recommends as "should adopt" does
 # Comparatives that hold a negator but state a bound, not a negation: "no later than", "not less than".
 _BOUND_WORDS = frozenset({"later", "less", "more", "longer", "earlier", "fewer", "greater", "sooner", "exceeding"})
 _CONDITIONS = (("provided", "that"), ("providing", "that"), ("save", "where"), ("except",), ("unless",),

@@ -887,3 +887,12 @@ def test_once_it_has_been_done_is_after_it(sentence, claim):
 ])
 def test_once_restating_after_and_not_before_are_no_conflict(sentence, claim):
     assert [c for c in contradiction.conflicts(sentence, claim) if c.kind == "condition"] == []
+
+
+def test_ought_to_is_a_modal():
+    source = "The controller should adopt internal policies which meet the principles of data protection by design."
+    assert [c.kind for c in contradiction.conflicts(
+        source, "The processor ought to adopt internal policies which meet the principles of data protection by "
+                "design.")] == ["actor"]
+    assert contradiction.conflicts(source, "The controller ought to adopt internal policies which meet the "
+                                           "principles of data protection by design.") == []
