@@ -966,3 +966,15 @@ def test_a_period_bounded_by_an_event_answers_how_long_but_not_how_many_days_or_
     often = assess("How often must the post-market monitoring system collect and analyse data on performance?",
                    passage, weights=weights)
     assert often.expression == ""
+
+
+def test_an_open_count_of_the_asked_noun_answers_a_count():
+    from anchor_core.ask.question import answer_values
+
+    text = "The Commission shall designate one or more Union AI testing support structures."
+    assert answer_values(text, "count", "How many testing support structures must the Commission designate?") == [
+        "one or more"]
+    # what it counts must be the asked noun, and no list ("one or more of the following circumstances")
+    assert answer_values(text, "count", "How many experts must the Commission designate?") == []
+    assert answer_values("It fails in one or more of the following circumstances.", "count",
+                         "How many circumstances did the FSRA list?") == []

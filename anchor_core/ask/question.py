@@ -832,6 +832,9 @@ _OF_THE_LIST = re.compile(r"\b(?:any|all|each|both|either|none|(?:one|either) or
 # a quantifier over a list of what is counted: "both of the following conditions" for "how many conditions must"
 _ASKS_REQUIRED = re.compile(r"\b(?:must|shall|should|ha(?:ve|s) to|need(?:s|ed)?(?: to)?|required)\b", re.I)
 _OF_THE_LIST_OF = re.compile(rf"(?P<q>{_OF_THE_LIST.pattern})(?P<what>(?:\s+[\w-]+){{1,2}})", re.I)
+# an open count of what is counted: "one or more Union AI testing support structures" for "how many structures"
+_OPEN_COUNT_WORDS = re.compile(r"one or more|at least one", re.I)
+_OPEN_COUNT = re.compile(r"\b(?P<q>one or more|at least one)(?P<what>(?:\s+[\w-]+){1,5})", re.I)
 
 
 def is_word_count(expression: str) -> bool:
@@ -841,7 +844,7 @@ def is_word_count(expression: str) -> bool:
     >>> is_word_count("both of the following"), is_word_count("any of the following"), is_word_count("three")
     (True, True, False)
     """
-    return bool(_OF_THE_LIST.fullmatch(expression))
+    return bool(_OF_THE_LIST.fullmatch(expression) or _OPEN_COUNT_WORDS.fullmatch(expression))
 
 
 def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = False,
@@ -895,6 +898,11 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
         # is counted states how many are required, not how many there are ("how many conditions does it list?")
         found += [m.group("q") for m in _OF_THE_LIST_OF.finditer(mask_references(text))
                   if stem(noun) in map(stem, m.group("what").split())]
+    if kind == "count" and question and (noun := counted(question)):
+        # "one or more specified purposes" for "how many purposes may one consent cover": the count of the asked
+        # noun is open, and the sources say so (not "one or more of the following circumstances" for "how many firms")
+        found += [m.group("q") for m in _OPEN_COUNT.finditer(mask_references(text))
+                  if stem(noun) in map(stem, re.split(r"[\s-]+", m.group("what"))) and " of " not in m.group("what")]
     if question and kind in ("duration", "amount"):
         unit = asked_unit(question)  # "within how many hours" is not answered by "six months"
         found = [x for x in found if in_asked_unit(x, unit)]
