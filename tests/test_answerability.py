@@ -978,3 +978,12 @@ def test_an_open_count_of_the_asked_noun_answers_a_count():
     assert answer_values(text, "count", "How many experts must the Commission designate?") == []
     assert answer_values("It fails in one or more of the following circumstances.", "count",
                          "How many circumstances did the FSRA list?") == []
+
+
+def test_one_of_the_asked_noun_said_without_a_number_answers_a_count():
+    from anchor_core.ask.question import answer_values
+
+    q = "How many sets of technical documentation must we draw up?"
+    assert answer_values("A single set of technical documentation shall be drawn up.", "count", q) == ["A single"]
+    # "a single" before another noun counts that one
+    assert answer_values("A single contact point shall keep the technical documentation.", "count", q) == []

@@ -833,8 +833,10 @@ _OF_THE_LIST = re.compile(r"\b(?:any|all|each|both|either|none|(?:one|either) or
 _ASKS_REQUIRED = re.compile(r"\b(?:must|shall|should|ha(?:ve|s) to|need(?:s|ed)?(?: to)?|required)\b", re.I)
 _OF_THE_LIST_OF = re.compile(rf"(?P<q>{_OF_THE_LIST.pattern})(?P<what>(?:\s+[\w-]+){{1,2}})", re.I)
 # an open count of what is counted: "one or more Union AI testing support structures" for "how many structures"
-_OPEN_COUNT_WORDS = re.compile(r"one or more|at least one", re.I)
+_OPEN_COUNT_WORDS = re.compile(r"one or more|at least one|a single|the sole|a sole|only one|just one", re.I)
 _OPEN_COUNT = re.compile(r"\b(?P<q>one or more|at least one)(?P<what>(?:\s+[\w-]+){1,5})", re.I)
+# one of what is counted, said without a number: "a single set of technical documentation", "the sole interlocutor"
+_SINGLE_COUNT = re.compile(r"\b(?P<q>a single|the sole|a sole|only one|just one)(?P<what>(?:\s+[\w-]+){1,4})", re.I)
 
 
 def is_word_count(expression: str) -> bool:
@@ -903,6 +905,8 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
         # noun is open, and the sources say so (not "one or more of the following circumstances" for "how many firms")
         found += [m.group("q") for m in _OPEN_COUNT.finditer(mask_references(text))
                   if stem(noun) in map(stem, re.split(r"[\s-]+", m.group("what"))) and " of " not in m.group("what")]
+        found += [m.group("q") for m in _SINGLE_COUNT.finditer(mask_references(text))
+                  if stem(noun) in map(stem, re.split(r"[\s-]+", m.group("what"))[:3])]
     if question and kind in ("duration", "amount"):
         unit = asked_unit(question)  # "within how many hours" is not answered by "six months"
         found = [x for x in found if in_asked_unit(x, unit)]
