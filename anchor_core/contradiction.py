@@ -507,10 +507,10 @@ def _phrase(toks: list[Token], m: _Modal) -> str:
         return " ".join(t.text for t in toks[a:m.pos + 1])
     if toks[m.pos].key in _FORBIDDEN:  # "prohibited from", "forbidden to"
         return " ".join(t.text for t in toks[m.pos:m.pos + 2])
-    if m.force == "optional" and toks[m.pos].text.lower() == "may":  # "may, at its discretion"
+    if m.choice and toks[m.pos].text.lower() == "may":  # "may, at its discretion"
         return " ".join(t.text for t in toks[m.pos:_option_after(toks, m.pos) or m.pos + 1]).replace(" ,", ",")
-    head = next((end for p in _OPTION_HEADS if (end := _matches(toks, m.pos, p)) is not None), None)
-    if m.force == "optional" and head is not None:  # "has discretion", "has the option", "is up to"
+    if m.choice:  # "has discretion", "has the option", "is up to"
+        head = next((end for p in _OPTION_HEADS if (end := _matches(toks, m.pos, p)) is not None), m.pos + 1)
         return " ".join(t.text for t in toks[m.pos:head])
     if m.force == "optional":  # "not required", "need not", "optional"
         a = m.pos - 1 if m.pos > 0 and _is_neg(toks, m.pos - 1) else m.pos
@@ -1411,7 +1411,7 @@ def _ordered(toks: list[Token]) -> list[tuple[str, int, list[str]]]:
             side = "after"  # "once the migration has been completed", "once they have been placed on the market"
         if side is None:
             continue
-        k = i + 2 if low in {"prior", "ahead"} and i + 1 < len(toks) and nxt in {"to", "of"} else i + 1
+        k = i + 2 if low in {"prior", "ahead"} and nxt in {"to", "of"} else i + 1
         if low == "prior" and k == i + 1:
             continue  # "prior" as an adjective ("prior consent")
         if i > 0 and _is_neg(toks, i - 1) and low in {"before", "after"}:

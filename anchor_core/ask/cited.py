@@ -28,12 +28,12 @@ recommendation) dates the draft, not a publication: such a question is refused, 
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
-from anchor_core.ask.dated import _FORM, MIN_TITLE, TITLE_MARGIN, asking_clause, asks_publication
+from anchor_core.ask.dated import _FORM, MIN_TITLE, TITLE_MARGIN, asking_clause, asks_publication, title_covers
 from anchor_core.ask.gate import content_terms
 from anchor_core.ask.question import QuestionAnalysis
 from anchor_core.scorers.text import stem
@@ -74,6 +74,11 @@ class Entry:
     """What marks it as a draft ("Work in Progress"), ``""`` when it cites a publication."""
     text: str
 
+    @property
+    def flat(self) -> str:
+        """The entry on one line, runs of white space as one space."""
+        return " ".join(self.text.split())
+
 
 def _norm(designation: str) -> str:
     return re.sub(r"[\s.]+", "", designation.lower().replace("special publication", "sp").replace("nist", ""))
@@ -112,8 +117,7 @@ def entries(unit_id: str, text: str) -> list[Entry]:
         draft = _DRAFT.search(flat)
         names = [_norm(m.group(1))] + [_norm(d) for d in found]
         out.append(Entry(unit_id=unit_id, start=begin, end=end, label=m.group(1),
-                         title=(title_m.group(1) or title_m.group(2)) if title_m else "",
-                         date=dates[-1].group(0) if dates else "",
+                         title=title_m.group(1) or title_m.group(2), date=dates[-1].group(0),
                          designations=tuple(dict.fromkeys(n for n in names if n)),
                          draft=draft.group(0) if draft else "", text=body))
     return out
@@ -124,6 +128,8 @@ class CitedAnswer:
     entry: Entry
     why: str
     """How the question points at it: ``names RFC 3218`` or ``writes 80% of its title``."""
+    by: Literal["name", "title"]
+    """Whether the question names the work (a designation, a label, an identifier) or writes its title."""
 
 
 # words that ask about a citation rather than a topic: "what publication date does RFC 8414 give for that spec",
@@ -177,7 +183,7 @@ _GIVES_DATE = re.compile(r"\bwhat\s+(?:publication\s+)?date\s+(?:does|do|did)\b[
                          r"\b(?:is|are|was|were)\b[^?]*\bdated\b", re.I)
 
 
-def choose(question: str, found: list[Entry], citing: Iterable[str] = ()) -> tuple[Entry | None, str]:
+def choose(question: str, found: list[Entry], citing: Iterable[str] = ()) -> tuple[CitedAnswer | None, str]:
     """The one entry ``question`` asks about, with how it points at it (``None`` and the reason when none or
     several do). ``citing``: the designations and names of the corpus's documents (``RFC 8414``, ``JWA``): a
     question names the citing document too ("what publication date does RFC 8414 give for ..."), which is not the
@@ -187,35 +193,23 @@ def choose(question: str, found: list[Entry], citing: Iterable[str] = ()) -> tup
         return None, "the retrieved documents list no references"
     # the citing documents' own entries (a spec citing a companion spec the question also names) are not asked about
     found = [e for e in found if not set(e.designations) & own]
+    if not found:
+        return None, "every reference entry of the retrieved documents is a document the question names"
     written = ({_norm(d.group(0)) for d in _DESIGNATION.finditer(question)} | _spelled(question)) - own
     # an identifier the question writes whole ("saml-core-2.0-os") names the entry that writes it
     idents = [t.lower() for t in re.findall(r"[\w.]+(?:-[\w.]+)+", question)
               if any(c.isdigit() for c in t) and len(t) >= 6]
-    named = [e for e in found if set(e.designations) & written
-             or any(i in " ".join(e.text.split()).lower() for i in idents)]
+    named = [e for e in found if set(e.designations) & written or any(i in e.flat.lower() for i in idents)]
     if len({e.date for e in named}) == 1:  # one work, cited by several units alike
         named = named[:1]
     if len(named) == 1:
-        return named[0], f"names {named[0].label}"
+        return CitedAnswer(named[0], f"names {named[0].label}", "name"), ""
     if len(named) > 1:
         return None, "the question names several cited works"
+    # every entry has a title (entries); the question's words are weighed against all of them
     q = set(content_terms(question))
-    titled = [e for e in found if e.title]
-    if not titled:
-        return None, "no reference entry of the retrieved documents has a title"
-    titles = {id(e): set(content_terms(e.title)) for e in titled}
-    df: dict[str, int] = {}
-    for ws in titles.values():
-        for w in ws:
-            df[w] = df.get(w, 0) + 1
-    n = len(titled)
-
-    def cover(e: Entry) -> float:
-        ws = titles[id(e)]
-        total = sum(math.log(1 + n / df[w]) for w in ws)
-        return sum(math.log(1 + n / df[w]) for w in ws if w in q) / total if total else 0.0
-
-    ranked = sorted(((cover(e), e) for e in titled), key=lambda x: -x[0])
+    covers = title_covers([set(content_terms(e.title)) for e in found], [q] * len(found))
+    ranked = sorted(zip(covers, found), key=lambda x: -x[0])
     best, entry = ranked[0]
     rivals = [c for c, e in ranked[1:] if (e.title, e.date) != (entry.title, entry.date)]
     second = rivals[0] if rivals else 0.0
@@ -223,7 +217,7 @@ def choose(question: str, found: list[Entry], citing: Iterable[str] = ()) -> tup
         return None, f"the question writes at most {best:.0%} of a cited work's title"
     if best - second < TITLE_MARGIN:
         return None, f"the question writes as much of two cited works' titles ({best:.0%}, {second:.0%})"
-    return entry, f"writes {best:.0%} of its title"
+    return CitedAnswer(entry, f"writes {best:.0%} of its title", "title"), ""
 
 
 def find(question: str, units: dict[str, str], citing: Iterable[str] = (),
@@ -235,10 +229,11 @@ def find(question: str, units: dict[str, str], citing: Iterable[str] = (),
     ``draft`` says so, and the caller refuses."""
     citing, names = list(citing), list(names)
     found = [e for uid, text in units.items() for e in entries(uid, text)]
-    entry, why = choose(question, found, citing + names)
-    if entry is None:
+    got, why = choose(question, found, citing + names)
+    if got is None:
         return None, why
-    flat = " ".join(entry.text.split())
+    entry = got.entry
+    flat = entry.flat
     asking = asking_clause(question)
     own = {_norm(c) for c in citing}
     in_entry = {_norm(t) for t in _NUMBER.findall(flat)} | set(content_terms(flat))
@@ -251,6 +246,4 @@ def find(question: str, units: dict[str, str], citing: Iterable[str] = (),
     rest = [w for w in content_terms(asking) if stem(w) not in allowed and not w.isdigit() and _norm(w) not in own]
     if rest:
         return None, f"the question asks about {' '.join(rest)}, which the entry for {entry.label} does not date"
-    if not entry.date:
-        return None, f"the entry for {entry.label} gives no date"
-    return CitedAnswer(entry, why), ""
+    return got, ""

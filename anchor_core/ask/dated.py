@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from anchor_core.ask.gate import content_terms
@@ -141,21 +142,9 @@ def choose(question: str, documents: list[Document], named: set[str] | dict[str,
     if len(hit) > 1:
         return None, "the question names several documents"
     q = set(content_terms(question))
-    titles = {d.doc_id: _title_words(d) for d in dated}
     # an acronym of the question stands for the title words it abbreviates ("the PKCE RFC")
-    written = {d.doc_id: _expanded(q, d.title) for d in dated}
-    df: dict[str, int] = {}
-    for ws in titles.values():
-        for w in ws:
-            df[w] = df.get(w, 0) + 1
-    n = len(dated)
-
-    def cover(d: Document) -> float:
-        ws = titles[d.doc_id]
-        total = sum(math.log(1 + n / df[w]) for w in ws)
-        return sum(math.log(1 + n / df[w]) for w in ws if w in written[d.doc_id]) / total if total else 0.0
-
-    ranked = sorted(((cover(d), d) for d in dated), key=lambda x: -x[0])
+    covers = title_covers([_title_words(d) for d in dated], [_expanded(q, d.title) for d in dated])
+    ranked = sorted(zip(covers, dated), key=lambda x: -x[0])
     best, doc = ranked[0]
     second = ranked[1][0] if len(ranked) > 1 else 0.0
     if best < MIN_TITLE:
@@ -163,6 +152,21 @@ def choose(question: str, documents: list[Document], named: set[str] | dict[str,
     if best - second < TITLE_MARGIN:
         return None, f"the question writes as much of two titles ({best:.0%}, {second:.0%})"
     return doc, f"writes {best:.0%} of its title"
+
+
+def title_covers(titles: Sequence[set[str]], written: Sequence[set[str]]) -> list[float]:
+    """The share of each title that the matching set of ``written`` holds, each word weighed by how few of the
+    titles write it (a word every title writes, "OAuth", says little about which one is meant)."""
+    df: dict[str, int] = {}
+    for ws in titles:
+        for w in ws:
+            df[w] = df.get(w, 0) + 1
+    n = len(titles)
+    out = []
+    for ws, said in zip(titles, written):
+        total = sum(math.log(1 + n / df[w]) for w in ws)
+        out.append(sum(math.log(1 + n / df[w]) for w in ws if w in said) / total if total else 0.0)
+    return out
 
 
 _ASKING = re.compile(r"\b(?:(?:in|on|by|from|since|at)\s+)?(?:when|what|which|who|whom)\b", re.I)

@@ -456,20 +456,15 @@ def _finish(question: str, corpus: str, info: CorpusInfo, hits: list[Hit], units
     if signals.get("cited") and signals.get("by") == "name":
         # the question names the cited work ("RFC 3218", "SEC 1") and asks when it was published (anchor_core.ask.
         # cited): the located entry's date answers it, as a header's date cell does
-        marks = [c.supported and bool(answer_values(c.text, "date", question)) for c in checked]
-        addresses = Relevance(addressed=any(marks), kind="date", focus=f"the publication of {signals['cited']}",
-                              claims=marks, reason="" if any(marks) else "no supported claim holds the entry's date",
-                              method="reference list")
+        addresses = _located_relevance(checked, question, dated=True, focus=f"the publication of {signals['cited']}",
+                                       held="the entry's date", method="reference list")
     elif header:
         # the question asks when this document was published, or who wrote it, and nothing else
         # (anchor_core.ask.dated): a supported quote of the header's date cell, or of an author cell, answers it
         dated = signals.get("asks") == "date"
-        marks = [c.supported and (not dated or bool(answer_values(c.text, "date", question))) for c in checked]
-        addresses = Relevance(addressed=any(marks), kind="date" if dated else "person_or_body",
-                              focus=f"the {'publication' if dated else 'authors'} of {header}", claims=marks,
-                              reason="" if any(marks) else f"no supported claim holds the header's "
-                                                           f"{'date' if dated else 'authors'}",
-                              method="document header")
+        addresses = _located_relevance(checked, question, dated=dated,
+                                       focus=f"the {'publication' if dated else 'authors'} of {header}",
+                                       held=f"the header's {'date' if dated else 'authors'}", method="document header")
     else:
         addresses = relevance(question, read_in_place(claims, [c.text for c in checked]), weights=gate_weights,
                               embedder=embedder, analysis=qa)
@@ -500,8 +495,7 @@ def _dated_header(question: str, qa: QuestionAnalysis, hits: list[Hit], run: _Ru
         return None
     label = unit_label(unit, unit.unit_id, None)
     top = hit_of(first, 1.0, heading=unit.heading).model_copy(update={"document": found.title})
-    kept = [top, *(h for h in hits if h.chunk_id != top.chunk_id)][:max(len(hits), 1)]
-    units = store.get_units(info.name, sorted({h.unit_id for h in kept} | {v.unit_id for h in kept for v in h.via}))
+    kept, units = _put_first(top, hits, store, info)
     what = "when it was published" if found.asks == "date" else "who wrote it"
     reason = (f"asks {what}, of {label} (the question {found.why}); its header "
               + (f"gives the date, {found.value}" if found.asks == "date" else f"names its authors, {found.value}"))
@@ -515,6 +509,23 @@ def _dated_header(question: str, qa: QuestionAnalysis, hits: list[Hit], run: _Ru
     draft = Draft(answer=answer, claims=claims, writer="extractive")
     run.emit("write", f"quoted the header of {label}", t0=t, decision="write")
     return kept, units, decision, draft
+
+
+def _located_relevance(checked: list[CheckedClaim], question: str, *, dated: bool, focus: str, held: str,
+                       method: str) -> Relevance:
+    """Relevance of an answer located by the source's structure (a header's cells, a reference entry): each
+    supported claim addresses the question, a date question's only when it holds a date."""
+    marks = [c.supported and (not dated or bool(answer_values(c.text, "date", question))) for c in checked]
+    return Relevance(addressed=any(marks), kind="date" if dated else "person_or_body", focus=focus, claims=marks,
+                     reason="" if any(marks) else f"no supported claim holds {held}", method=method)
+
+
+def _put_first(top: Hit, hits: list[Hit], store: Store, info: CorpusInfo) -> tuple[list[Hit], dict[str, Unit]]:
+    """``top`` (a chunk a located answer quotes) first, then the retrieved hits, as many as were retrieved; and the
+    units they and their reference paths need."""
+    kept = [top, *(h for h in hits if h.chunk_id != top.chunk_id)][:max(len(hits), 1)]
+    needed = {h.unit_id for h in kept} | {v.unit_id for h in kept for v in h.via}
+    return kept, store.get_units(info.name, sorted(needed))
 
 
 def _cited_date(question: str, qa: QuestionAnalysis, hits: list[Hit], run: _Run, *, store: Store,
@@ -555,13 +566,11 @@ def _cited_date(question: str, qa: QuestionAnalysis, hits: list[Hit], run: _Run,
     # an entry that runs over a chunk boundary is shown whole: the source spans the chunks it runs over
     a, b = over[0].start, max(c.end for c in over)
     top = hit_of(over[0], 1.0, heading=unit.heading).model_copy(update={"start": a, "end": b, "text": unit.text[a:b]})
-    kept = [top, *(h for h in hits if h.chunk_id != top.chunk_id)][:max(len(hits), 1)]
-    units = store.get_units(info.name, sorted({h.unit_id for h in kept} | {v.unit_id for h in kept for v in h.via}))
+    kept, units = _put_first(top, hits, store, info)
     reason = (f"asks when {entry.label} (“{entry.title}”) was published (the question {found.why}); the references "
               f"of {label} date it {entry.date}")
-    by = "name" if found.why.startswith("names") else "title"
     decision = GateDecision(verdict="pass", score=1.0, reason=reason,
-                            signals={"cited": entry.label, "unit": label, "by": by})
+                            signals={"cited": entry.label, "unit": label, "by": found.by})
     run.emit("gate", f"passed: {reason}", t0=t, decision="pass", score=1.0, signals=decision.signals)
     claim = DraftClaim(text=unit.text[entry.start:entry.end], cited=[1], unit_id=unit.unit_id, start=entry.start,
                        end=entry.end, located=True)

@@ -833,10 +833,17 @@ _OF_THE_LIST = re.compile(r"\b(?:any|all|each|both|either|none|(?:one|either) or
 _ASKS_REQUIRED = re.compile(r"\b(?:must|shall|should|ha(?:ve|s) to|need(?:s|ed)?(?: to)?|required)\b", re.I)
 _OF_THE_LIST_OF = re.compile(rf"(?P<q>{_OF_THE_LIST.pattern})(?P<what>(?:\s+[\w-]+){{1,2}})", re.I)
 # an open count of what is counted: "one or more Union AI testing support structures" for "how many structures"
-_OPEN_COUNT_WORDS = re.compile(r"one or more|at least one|a single|the sole|a sole|only one|just one", re.I)
-_OPEN_COUNT = re.compile(r"\b(?P<q>one or more|at least one)(?P<what>(?:\s+[\w-]+){1,5})", re.I)
+_OPEN_QUANTIFIER = r"one or more|at least one"
 # one of what is counted, said without a number: "a single set of technical documentation", "the sole interlocutor"
-_SINGLE_COUNT = re.compile(r"\b(?P<q>a single|the sole|a sole|only one|just one)(?P<what>(?:\s+[\w-]+){1,4})", re.I)
+_SINGLE_QUANTIFIER = r"a single|the sole|a sole|only one|just one"
+_OPEN_COUNT_WORDS = re.compile(rf"{_OPEN_QUANTIFIER}|{_SINGLE_QUANTIFIER}", re.I)
+_OPEN_COUNT = re.compile(rf"\b(?P<q>{_OPEN_QUANTIFIER})(?P<what>(?:\s+[\w-]+){{1,5}})", re.I)
+_SINGLE_COUNT = re.compile(rf"\b(?P<q>{_SINGLE_QUANTIFIER})(?P<what>(?:\s+[\w-]+){{1,4}})", re.I)
+
+
+def _words_of(m: re.Match[str]) -> list[str]:
+    """The words a quantifier match counts ("specified purposes"), hyphenated words split."""
+    return re.split(r"[\s-]+", m.group("what"))
 
 
 def is_word_count(expression: str) -> bool:
@@ -893,20 +900,23 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
         found += [m.group(0) for m in MULTIPLICATIVE.finditer(text)]
     if numeric:
         found = [x for x in found if has_number(x)]
-    if kind == "count" and question and _HOW_MANY_OF.search(question):
-        found += [m.group(0) for m in _OF_THE_LIST.finditer(mask_references(text))]
-    elif kind == "count" and question and _ASKS_REQUIRED.search(question) and (noun := counted(question)):
-        # "both of the following conditions" for "how many conditions must be met": a quantifier over a list of what
-        # is counted states how many are required, not how many there are ("how many conditions does it list?")
-        found += [m.group("q") for m in _OF_THE_LIST_OF.finditer(mask_references(text))
-                  if stem(noun) in map(stem, m.group("what").split())]
-    if kind == "count" and question and (noun := counted(question)):
-        # "one or more specified purposes" for "how many purposes may one consent cover": the count of the asked
-        # noun is open, and the sources say so (not "one or more of the following circumstances" for "how many firms")
-        found += [m.group("q") for m in _OPEN_COUNT.finditer(mask_references(text))
-                  if stem(noun) in map(stem, re.split(r"[\s-]+", m.group("what"))) and " of " not in m.group("what")]
-        found += [m.group("q") for m in _SINGLE_COUNT.finditer(mask_references(text))
-                  if stem(noun) in map(stem, re.split(r"[\s-]+", m.group("what"))[:3])]
+    if kind == "count" and question:
+        masked, noun = mask_references(text), counted(question)
+        if _HOW_MANY_OF.search(question):
+            found += [m.group(0) for m in _OF_THE_LIST.finditer(masked)]
+        elif _ASKS_REQUIRED.search(question) and noun:
+            # "both of the following conditions" for "how many conditions must be met": a quantifier over a list of
+            # what is counted states how many are required, not how many there are ("how many conditions does it
+            # list?")
+            found += [m.group("q") for m in _OF_THE_LIST_OF.finditer(masked)
+                      if stem(noun) in map(stem, m.group("what").split())]
+        if noun:
+            # "one or more specified purposes" for "how many purposes may one consent cover": the count of the asked
+            # noun is open, and the sources say so (not "one or more of the following circumstances" for "how many
+            # firms"); "a single set of ..." counts the noun in the three words after it
+            found += [m.group("q") for m in _OPEN_COUNT.finditer(masked)
+                      if stem(noun) in map(stem, _words_of(m)) and " of " not in m.group("what")]
+            found += [m.group("q") for m in _SINGLE_COUNT.finditer(masked) if stem(noun) in map(stem, _words_of(m)[:3])]
     if question and kind in ("duration", "amount"):
         unit = asked_unit(question)  # "within how many hours" is not answered by "six months"
         found = [x for x in found if in_asked_unit(x, unit)]
