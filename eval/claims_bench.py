@@ -526,6 +526,11 @@ FRESH_FILES = (
      "Dec 2026 from the seventh file's brief, committed (d9cb7bb) and held out through session 45. **First run** "
      "(session 46, on its start code 218cef7): the table below. Neither the rules nor the contradiction reader "
      "were written or trained with this file, so its reader table is held out too."),
+    ("fresh_claims14.jsonl", "Fourteenth file: 77 paraphrases and 50 contradicting paraphrases",
+     "Sentences drawn with seed 50 by `eval/claims/draw.py` (16 per corpus, the RFCs 14), written by a helper on 4 "
+     "Dec 2026 from the seventh file's brief, committed (3cb320f) and held out through session 46. **First run** "
+     "(session 47, on its start code 4a3f074): the table below. Neither the rules nor the contradiction reader "
+     "were written or trained with this file, so its reader table is held out too."),
 )
 
 
