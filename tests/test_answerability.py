@@ -987,3 +987,36 @@ def test_one_of_the_asked_noun_said_without_a_number_answers_a_count():
     assert answer_values("A single set of technical documentation shall be drawn up.", "count", q) == ["A single"]
     # "a single" before another noun counts that one
     assert answer_values("A single contact point shall keep the technical documentation.", "count", q) == []
+
+
+def test_a_list_of_named_organisations_or_places_is_answered_only_by_their_names():
+    """"Which audit firms", "with which third countries": the issue's "list of named things". A passage that writes
+    the class ("an auditor", "Member States", a capitalised defined term such as "Fund Auditor") names none of
+    them; one that names them ("ENISA", "CENELEC") does."""
+    from anchor_core.ask.answerable import accepted_kinds, assess, reason
+
+    q = "Which audit firms does the regulator accept as auditors of funds?"
+    assert accepted_kinds(q, "list") == ("person_or_body",)
+    assert accepted_kinds("Which third countries have an arrangement with the Union?", "list") == ("place",)
+    # a class, a description of one or a singular body is no list of names
+    assert accepted_kinds("Which kinds of organisations must appoint an officer?", "list") == ()
+    assert accepted_kinds("Which documents must the auditor keep?", "list") == ()
+    weights = {w: 2.0 for w in ("audit", "firms", "regulator", "accept", "auditors", "funds")}
+    described = [_hit("a", "A fund manager must appoint an auditor of funds. The Fund Auditor must be accepted by "
+                           "the regulator, and every audit firm must be registered as an auditor.")]
+    a = assess(q, described, weights=weights)
+    assert a.tied == 0.0 and a.asked == "names"
+    assert "state no names" in reason(a)
+    named = [_hit("a", "The regulator accepts Deloitte, KPMG and Mazars as auditors of funds.")]
+    b = assess(q, named, weights=weights)
+    assert b.tied > 0.0 and b.expression in ("Deloitte", "KPMG", "Mazars")
+
+
+def test_a_named_place_list_is_not_answered_by_the_member_states_as_a_class():
+    from anchor_core.ask.question import answer_values
+
+    q = "Which Member States have lowered the age of consent for children?"
+    text = "Member States may provide by law for a lower age, provided that it is not below 13 years."
+    assert answer_values(text, "place", q) == []
+    # outside a named list the same sentence still states a place ("in which country" is answered by a class)
+    assert answer_values(text, "place", "In which country is the age set?")

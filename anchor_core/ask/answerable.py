@@ -59,6 +59,7 @@ import numpy as np
 
 from anchor_core import crossencoder, definitions
 from anchor_core.ask.question import (
+    LOWER_WORD,
     MULTIPLICATIVE,
     TIME_UNIT_WORD,
     QuestionAnalysis,
@@ -79,6 +80,7 @@ from anchor_core.ask.question import (
     is_time_amount,
     is_word_count,
     mask_references,
+    named_list,
 )
 from anchor_core.embeddings import Embedder
 from anchor_core.models import Hit
@@ -93,7 +95,7 @@ ACCEPTS: dict[str, tuple[str, ...]] = {
 }
 KIND_NOUN = {"date": "date", "duration": "period or deadline", "amount": "amount", "percentage": "percentage",
              "count": "number", "person_or_body": "person or body", "place": "place", "status": "status code",
-             "code": "error code", "age": "age"}
+             "code": "error code", "age": "age", "names": "names"}
 
 
 _HOW_LONG = re.compile(r"\bhow long\b", re.I)
@@ -153,6 +155,9 @@ def accepted_kinds(question: str, kind: str) -> tuple[str, ...]:
     # "which status code": an HTTP status; "what error": an error code or a status; "at what age": an age
     if kind == "other" and (form := asked_form(question)):
         return (form,)
+    # "which audit firms", "with which third countries": a list of named things, answered by their names
+    if kind == "list" and (named := named_list(question)):
+        return (named,)
     return accepts
 
 
@@ -241,6 +246,8 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     stems = {p: stem(p) for p in known}
     accepts = accepted_kinds(question, a.kind)
     out.asked = a.kind if a.value else accepts[0] if len(accepts) == 1 and accepts[0] in KIND_NOUN else ""
+    if a.kind == "list" and accepts:  # a list of named things (accepted_kinds): what is missing is their names
+        out.asked = "names"
     time_amount = a.kind == "duration" and counts_time(question)
     practice = bool(_ASKS_PRACTICE.search(question))
     how_long = a.kind == "duration" and bool(_HOW_LONG.search(question)) and not _HOW_OFTEN.search(question)
@@ -317,8 +324,10 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
 
     found_at: dict[int, list[str]] = {}
     # the words the retrieved passages write in lower case: a capitalised phrase made only of them is a term or a
-    # heading, not the name of someone who acts (read only for a question a person or body answers)
-    common = frozenset(w for h in hits for w in _LOWER_WORD.findall(h.text)) if "person_or_body" in accepts else None
+    # heading, not the name of someone who acts, nor of a named place or organisation that a list asks for (read only
+    # for a question a person, a body or a place answers)
+    common = (frozenset(w for h in hits for w in LOWER_WORD.findall(h.text))
+              if {"person_or_body", "place"} & set(accepts) else None)
 
     def values(i: int) -> list[str]:
         if i not in found_at:
@@ -478,7 +487,6 @@ def exempted_removed(text: str) -> str:
 
 
 _TOKEN = re.compile(r"[\w'’-]+")
-_LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z][a-z'’-]*")
 # plurals that the stemmer does not join to their singular ("two natural persons" counts people)
 _IRREGULAR = {stem(p): stem(s) for p, s in (("people", "person"), ("men", "man"), ("women", "woman"),
                                              ("children", "child"))}

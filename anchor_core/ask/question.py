@@ -933,6 +933,12 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
     if kind not in ("person_or_body", "place"):
         return found  # a bare number is the answer even when the question holds it too ("between two functions")
     found = [x for x in found if re.search(r"[A-Z]", x) or _BODY_WORD.search(x)]
+    if question and named_list(question):
+        # "which audit firms", "which third countries": their names ("KPMG", "the Fundamental Rights Agency"), not
+        # the class ("Member States", "an audit firm", a capitalised defined term such as "Fund Auditor"); a name
+        # in a list need not act
+        known = common if common is not None else frozenset(LOWER_WORD.findall(text))
+        return [x for x in found if names_proper(x, question, known)]
     if kind == "person_or_body" and common is not None:
         found = [x for x in found if names_someone(x, text, common)]
     if kind == "person_or_body" and _ASKS_PERSON_NAME.search(question):
@@ -957,6 +963,55 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
 
 # the requirement keywords of IETF-style specifications (BCP 14): capitalised for emphasis, never a name
 _KEYWORDS = frozenset("MUST SHALL SHOULD MAY NOT REQUIRED RECOMMENDED OPTIONAL".split())
+
+# a list of named things: "which firms / third countries / foreign regulators ..." asks for the names of organisations
+# or places, not for a description of a class ("which kinds of organisations", "which authorities must be told" is
+# answered by "the market surveillance authorities", so only the plural class nouns below, and never after "kinds of")
+_NAMED_BODIES = (r"firms|companies|vendors|banks|bodies|organi[sz]ations|regulators|authorities|institutions|exchanges|"
+                 r"auditors|insurers|registries|communities|partners")
+_NAMED_PLACES = r"countries|jurisdictions|states"
+_ASKS_NAMED = re.compile(r"\b(?:which|what)\s+(?!(?:kinds?|types?|categories|sorts?|classes|forms?)\b)"
+                         rf"(?:[\w-]+\s+){{0,3}}?(?P<cls>{_NAMED_BODIES}|{_NAMED_PLACES})\b", re.I)
+_CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][\w'’&-]*")
+# a word written in lower case: what a text uses as a common word
+LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z][a-z'’-]*")
+
+
+def named_list(question: str) -> str:
+    """``person_or_body`` or ``place`` when a list question asks which named organisations or places there are
+    ("Which audit firms does the FSRA accept?", "With which third countries has the Commission concluded
+    arrangements?"), which only their names answer; ``""`` for any other question.
+
+    >>> named_list("Which audit firms does the FSRA accept as fund auditors?"), named_list("Which third countries?")
+    ('person_or_body', 'place')
+    >>> named_list("Which kinds of organisations must appoint a DPO?"), named_list("Which authority must we inform?")
+    ('', '')
+    """
+    if predict_kind(question) != "list":
+        return ""
+    m = _ASKS_NAMED.search(asked_sentence(question))
+    if m is None:
+        return ""
+    return "place" if re.fullmatch(_NAMED_PLACES, m.group("cls"), re.I) else "person_or_body"
+
+
+def names_proper(expression: str, question: str, common: frozenset[str]) -> bool:
+    """``expression`` holds a proper name the question does not write: a capitalised word the sources never write
+    in lower case ("ENISA", "Helsinki", "CENELEC"), not a capitalised term whose words they also use as common
+    words ("Member States", "Fund Auditor", "Remote Member"), nor a requirement keyword ("MUST").
+
+    >>> common = frozenset("member states fund auditor the agency".split())
+    >>> [names_proper(x, "Which bodies?", common) for x in ("ENISA", "Member States", "the Fundamental Agency")]
+    [True, False, True]
+    """
+    asked = {w.lower() for w in words(question)}
+    for w in _CAPITALISED.findall(expression):
+        low = w.lower()
+        if low in asked or low in STOP_WORDS or w in _KEYWORDS:
+            continue
+        if low not in common or (len(w) > 1 and w.isupper()):
+            return True
+    return False
 _MODAL_AFTER = r"(?:['’]s\s+\w+\s+)?(?:shall|must|may|will|should|can|could|would|might|has|have|had)\b"
 
 
