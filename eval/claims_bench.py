@@ -530,7 +530,9 @@ FRESH_FILES = (
      "Sentences drawn with seed 50 by `eval/claims/draw.py` (16 per corpus, the RFCs 14), written by a helper on 4 "
      "Dec 2026 from the seventh file's brief, committed (3cb320f) and held out through session 46. **First run** "
      "(session 47, on its start code 4a3f074): the table below. Neither the rules nor the contradiction reader "
-     "were written or trained with this file, so its reader table is held out too."),
+     "were written or trained with this file, so its reader table is held out too; it is the reader session 47 "
+     "retrained on files 2-13 (the files-2-8 reader of the first run flagged 5/21 contradictions and 6/68 "
+     "paraphrases)."),
 )
 
 

@@ -1,7 +1,7 @@
 """Train the ``contradicts`` cross-encoder (``anchor_core/crossencoder.py``): does a claim state something its
 source sentence contradicts?
 
-    python -m eval.train_contradicts --folds f7,f8     # leave-one-file-out figures and the threshold, then train on all
+    python -m eval.train_contradicts --folds f12,f13   # leave-one-file-out figures and the threshold, then train on all
     python -m eval.train_contradicts --folds ""        # train on all only (keeps the card's threshold)
 
 Provenance: only the claim files of ``eval/claims`` (written from ``../shared/data`` corpora) and sentences of
@@ -9,7 +9,8 @@ the five corpora under ``../shared/data/corpora``; no bench set (WiCE, ClapNQ, O
 unseen. Pairs (source sentence, claim), label 1 when the claim contradicts the sentence:
 
 1. ``hand-contra`` / ``hand-para``: the hand-written contradicting (1) and faithful (0) paraphrases of
-   ``fresh_claims2`` - ``fresh_claims8`` (one group per file), plus ``paraphrases.jsonl`` and
+   the hand files named by ``--hand`` (``fresh_claims2`` - ``fresh_claims13`` by default; up to session 46
+   ``fresh_claims2`` - ``fresh_claims8``), one group per file, plus ``paraphrases.jsonl`` and
    ``fresh_paraphrases.jsonl`` (0).
 2. ``neg-para``: each faithful paraphrase with its first must/shall/should negated (1); ``pert-para``: the
    rule edits of ``eval/claims/make_perturbations.py`` (modality, number, date, actor swap, dropped
@@ -51,7 +52,20 @@ from eval.data import CORPORA
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "anchor_core" / "data"
 CACHE = REPO / "eval" / "results" / "cache"
-HAND = [f"fresh_claims{i}.jsonl" for i in range(2, 9)]
+HAND_FILES = "2-13"  # the hand files trained on (--hand); a later file stays held out for the reader
+
+
+def hand_files(spec: str) -> list[str]:
+    """``"2-13"`` or ``"2,3,5"`` as claim file names.
+
+    >>> hand_files("2-4")
+    ['fresh_claims2.jsonl', 'fresh_claims3.jsonl', 'fresh_claims4.jsonl']
+    """
+    numbers: list[int] = []
+    for part in spec.split(","):
+        lo, _, hi = part.strip().partition("-")
+        numbers += list(range(int(lo), int(hi or lo) + 1))
+    return [f"fresh_claims{i}.jsonl" for i in numbers]
 OTHER = ["paraphrases.jsonl", "fresh_paraphrases.jsonl", "perturbed.jsonl"]
 LOWER = 4  # frozen layers of the six
 
@@ -64,7 +78,7 @@ def _group(file: str) -> str:
     return file.replace(".jsonl", "").replace("fresh_claims", "f")
 
 
-def build_pairs(seed: int = 17, gen: int = 400) -> list[dict]:
+def build_pairs(seed: int = 17, gen: int = 400, hand: str = HAND_FILES) -> list[dict]:
     from eval.claims import make_perturbations as mp
 
     rules_by: dict[str, dict] = {}
@@ -83,7 +97,7 @@ def build_pairs(seed: int = 17, gen: int = 400) -> list[dict]:
         rows.append({"q": q, "p": p, "y": y, "src": src, "group": group, "corpus": corpus, "id": rid})
 
     used = set()
-    for f in HAND + OTHER:
+    for f in hand_files(hand) + OTHER:
         for r in load_jsonl(CLAIMS / f):
             s, c, corpus = r["source_sentence"], r["claim"], r["corpus"]
             used.add(_flat(s))
@@ -287,7 +301,8 @@ def figures(rows: list[tuple[str, float]], t: float) -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--folds", default="f7,f8", help="hand files held out one at a time (f2 ... f8); empty: none")
+    ap.add_argument("--hand", default=HAND_FILES, help="the hand files to train on, by number ('2-13')")
+    ap.add_argument("--folds", default="f12,f13", help="hand files held out one at a time (f2 ... f13); empty: none")
     ap.add_argument("--epochs", type=float, default=3.0)
     ap.add_argument("--lr", type=float, default=1e-4)
     ap.add_argument("--hand-repeat", type=int, default=3)
@@ -298,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (CORPORA / "aiact").exists():
         print(f"skipped: no corpora under {CORPORA} (set ANCHOR_BENCH_DATA)")
         return 0
-    pairs = build_pairs(args.seed, args.gen)
+    pairs = build_pairs(args.seed, args.gen, args.hand)
     folds = [f for f in args.folds.split(",") if f]
     verdicts = [v for v in rule_verdicts([f"fresh_claims{f[1:]}.jsonl" for f in folds]) if v["verdict"] == "supported"]
     app = [(q, p) for v in verdicts for q, p in v["pairs"]]
@@ -345,6 +360,7 @@ def main(argv: list[str] | None = None) -> int:
                                                                          __import__("sys").argv[1:]),
             "data": __doc__.split("Provenance: ")[1].split("Training:")[0].strip(),
             "pairs": dict(Counter(r["src"] for r in pairs)), "pairs_sha256": hashlib.sha256(blob).hexdigest(),
+            "hand_files": hand_files(args.hand),
             "epochs": args.epochs, "lr": args.lr, "hand_repeat": args.hand_repeat, "max_false": args.max_false,
             "seconds_last_fit": round(seconds), **report}
     (OUT / "contradicts.json").write_text(json.dumps(spec, indent=2) + "\n", encoding="utf-8")
