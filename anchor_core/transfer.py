@@ -65,9 +65,13 @@ def export_corpus(store: Store, name: str, path: Path) -> dict[str, int]:
                 f.write(json.dumps(rec, ensure_ascii=False) + "\n")
                 if rec.get("record") == "end":
                     counts = rec["counts"]
+        tmp.replace(path)  # a reader never sees a half-written export under the real name
     except OSError as err:
         raise AnchorError(f"cannot write the export {path}: {err.strerror}") from err
-    tmp.replace(path)  # a reader never sees a half-written export under the real name
+    finally:
+        # a failed export (no such corpus, a store error, a full disk) leaves nothing behind; an existing file of the
+        # same name is untouched
+        tmp.unlink(missing_ok=True)
     return counts
 
 

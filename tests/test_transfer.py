@@ -115,4 +115,11 @@ def test_cli_moves_a_workspace_to_elasticsearch(tmp_path, monkeypatch, capsys, s
                for h in hits), hits
     assert cli.main(["export-corpus", "nope", str(tmp_path / "n.jsonl")]) == 2
     assert "no corpus named 'nope'" in capsys.readouterr().err
+    # a failed export leaves no half-written file behind
+    assert not list(tmp_path.glob("n.jsonl*"))
+    # nor touches an earlier export of the same name
+    (tmp_path / "n.jsonl").write_text("earlier\n", encoding="utf-8")
+    assert cli.main(["export-corpus", "nope", str(tmp_path / "n.jsonl")]) == 2
+    assert (tmp_path / "n.jsonl").read_text(encoding="utf-8") == "earlier\n"
+    assert [p.name for p in tmp_path.glob("n.jsonl*")] == ["n.jsonl"]
     assert Settings.from_env().store == "elasticsearch"
