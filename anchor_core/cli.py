@@ -100,7 +100,9 @@ def cmd_upload(args: argparse.Namespace, settings: Settings) -> int:
             print(f"    warning: {w}")
     failed = sum(not r.ok for r in results)
     counts = {s: sum(r.status == s for r in results) for s in ("ingested", "replaced", "skipped-identical")}
-    print(f"{len(results)} files: {counts['ingested']} ingested, {counts['replaced']} replaced, "
+    from anchor_core.text import count
+
+    print(f"{count(len(results), 'file')}: {counts['ingested']} ingested, {counts['replaced']} replaced, "
           f"{counts['skipped-identical']} unchanged, {failed} failed, in {time.perf_counter() - t0:.1f}s "
           f"-> corpus {args.corpus} in {settings.store_location}")
     return 1 if failed else 0
@@ -680,6 +682,9 @@ def main(argv: list[str] | None = None) -> int:
         # final failure into one message that says what to do, so the retries stay quiet.
         for name in ("elastic_transport", "elasticsearch", "urllib3"):
             logging.getLogger(name).setLevel(logging.CRITICAL)
+        # pypdf logs its repair notes on a damaged or unusual PDF ("EOF marker not found"); the upload says per file
+        # what failed and what to do, so they show only with --verbose
+        logging.getLogger("pypdf").setLevel(logging.ERROR)
     try:
         settings = Settings.from_env()
         return args.func(args, settings)

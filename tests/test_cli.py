@@ -144,6 +144,15 @@ def test_malformed_docx_fails_alone_without_a_traceback(verify_files, capsys, ca
     assert "Traceback" not in err + out and not any(r.exc_info for r in caplog.records)
 
 
+def test_a_damaged_pdf_fails_alone_in_one_line_without_the_pdf_library_s_repair_notes(verify_files, capsys, caplog):
+    (verify_files / "bad.pdf").write_bytes(b"%PDF-1.4 garbage")
+    code, out, err = run(capsys, "ingest", "--path", str(verify_files / "bad.pdf"), "--corpus", "x", "-q")
+    assert code == 1
+    assert "bad.pdf: FAILED: the PDF is damaged" in out and "1 file: 0 ingested" in out
+    assert not [r for r in caplog.records if r.name.startswith("pypdf")], "pypdf's notes show only with --verbose"
+    assert "Traceback" not in err + out
+
+
 @pytest.mark.timeout(60)
 def test_elasticsearch_down_is_one_message_not_tracebacks(monkeypatch, capsys):
     monkeypatch.setenv("ANCHOR_STORE", "elasticsearch")
