@@ -963,6 +963,7 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
 
 # the requirement keywords of IETF-style specifications (BCP 14): capitalised for emphasis, never a name
 _KEYWORDS = frozenset("MUST SHALL SHOULD MAY NOT REQUIRED RECOMMENDED OPTIONAL".split())
+_MODAL_AFTER = r"(?:['’]s\s+\w+\s+)?(?:shall|must|may|will|should|can|could|would|might|has|have|had)\b"
 
 # a list of named things: "which firms / third countries / foreign regulators ..." asks for the names of organisations
 # or places, not for a description of a class ("which kinds of organisations", "which authorities must be told" is
@@ -1012,7 +1013,6 @@ def names_proper(expression: str, question: str, common: frozenset[str]) -> bool
         if low not in common or (len(w) > 1 and w.isupper()):
             return True
     return False
-_MODAL_AFTER = r"(?:['’]s\s+\w+\s+)?(?:shall|must|may|will|should|can|could|would|might|has|have|had)\b"
 
 
 def names_someone(value: str, text: str, common: frozenset[str]) -> bool:
