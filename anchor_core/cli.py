@@ -78,7 +78,9 @@ def cmd_upload(args: argparse.Namespace, settings: Settings) -> int:
     embedder = CachedEmbedder(_embedder(settings, store, args.corpus), settings.home / "embedding-cache.db")
     for line in _upload_estimates(path, embedder):
         print(line)
-    bar = tqdm(total=0, unit="file", file=sys.stderr, disable=args.quiet, desc=f"uploading into {args.corpus}")
+    # shown after half a second: an empty folder or a quick upload prints its summary alone, not a "0file" bar
+    bar = tqdm(total=0, unit="file", file=sys.stderr, disable=args.quiet, desc=f"uploading into {args.corpus}",
+               delay=0.5)
 
     def progress(p) -> None:
         if p.stage == "embed" and p.estimate is not None and p.estimate.large:

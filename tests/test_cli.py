@@ -73,6 +73,9 @@ def test_empty_folder_and_stop_word_question(tmp_path, aiact, capsys):
     empty.mkdir()
     code, _, err = run(capsys, "ingest", "files", "--path", str(empty))
     assert code == 2 and "nothing was ingested" in err
+    # an upload of an empty folder prints its one error line, not an empty progress bar first
+    code, _, err = run(capsys, "ingest", "--path", str(empty), "--corpus", "up")
+    assert code == 2 and err == f"error: {empty} holds no files to ingest\n", err
     code, _, err = run(capsys, "retrieve", "what is the of and?")
     assert code == 2 and "only stop-words" in err
     code, _, err = run(capsys, "retrieve", "high risk", "--k", "0")
