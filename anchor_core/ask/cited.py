@@ -150,17 +150,6 @@ def _spelled(question: str) -> set[str]:
     return {t for t in out if len(t) >= 3 and (any(c.isdigit() for c in t) or t.upper() in question)}
 
 
-def writes_designation(question: str, designation: str) -> bool:
-    """``question`` writes ``designation`` ("RFC 7519" as "RFC 7519" or "RFC7519", not "RFC 75190").
-
-    >>> writes_designation("What does RFC7519 cite?", "RFC 7519"), writes_designation("RFC 75190", "RFC 7519")
-    (True, False)
-    """
-    parts = designation.split()
-    return bool(parts) and re.search(r"(?<![\w])" + r"\s?".join(map(re.escape, parts)) + r"(?![\w])", question,
-                                     re.I) is not None
-
-
 def asks_cited_date(question: str, analysis: QuestionAnalysis) -> bool:
     """A date question that asks when something was published, or what date a document gives for what it cites.
 

@@ -254,11 +254,21 @@ def _pointed(asking: str, m: re.Match[str]) -> str:
     return m.group(0) + (rest.group(0) if rest else "")
 
 
+def writes_designation(text: str, designation: str) -> bool:
+    """``text`` writes ``designation`` ("RFC 7519" as "RFC 7519" or "RFC7519", not "RFC 75190" nor "XRFC 7519").
+
+    >>> writes_designation("What does RFC7519 cite?", "RFC 7519"), writes_designation("RFC 75190", "RFC 7519")
+    (True, False)
+    """
+    parts = designation.split()
+    return bool(parts) and re.search(r"(?<![\w])" + r"\s?".join(map(re.escape, parts)) + r"(?![\w])", text,
+                                     re.I) is not None
+
+
 def _writes(text: str, doc: Document) -> bool:
     """``text`` names ``doc``: its designation ("RFC 7519") or at least half of its title's words (an acronym for
     the words it abbreviates)."""
-    label = str(doc.meta.get("front", {}).get("label", ""))
-    if label and re.search(r"\s?".join(map(re.escape, label.split())) + r"(?!\d)", text, re.I):
+    if writes_designation(text, str(doc.meta.get("front", {}).get("label", ""))):
         return True
     title = _title_words(doc)
     said = _expanded(set(content_terms(text)), doc.title)

@@ -541,7 +541,7 @@ def _cited_date(question: str, qa: QuestionAnalysis, hits: list[Hit], run: _Run,
     fronts = {str(d.meta["front"]["label"]): str(d.meta["front"].get("unit") or "") for d in documents
               if isinstance(d.meta.get("front"), dict) and d.meta["front"].get("label")}
     # the documents the question names cite; their reference lists are read, else those of the retrieved units
-    citing = [label for label in fronts if cited_mod.writes_designation(question, label)]
+    citing = [label for label in fronts if dated_mod.writes_designation(question, label)]
     names = {a.lower() for d in documents for a in re.findall(r"\(([A-Z][A-Za-z0-9]{1,10})\)", d.title)}
     unit_ids = [fronts[label] for label in citing if fronts[label]] or list(dict.fromkeys(h.unit_id for h in hits))
     read = store.get_units(info.name, unit_ids)
