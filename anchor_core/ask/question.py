@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 from anchor_core import definitions
 from anchor_core.scorers.text import stem
@@ -978,6 +978,7 @@ _CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][\w'’&-]*")
 LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z][a-z'’-]*")
 
 
+@lru_cache(maxsize=1024)  # asked once per retrieved sentence by answer_values; a question's reading does not change
 def named_list(question: str) -> str:
     """``person_or_body`` or ``place`` when a list question asks which named organisations or places there are
     ("Which audit firms does the FSRA accept?", "With which third countries has the Commission concluded
