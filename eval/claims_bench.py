@@ -533,6 +533,12 @@ FRESH_FILES = (
      "were written or trained with this file, so its reader table is held out too; it is the reader session 47 "
      "retrained on files 2-13 (the files-2-8 reader of the first run flagged 5/21 contradictions and 6/68 "
      "paraphrases)."),
+    ("fresh_claims15.jsonl", "Fifteenth file: 77 paraphrases and 50 contradicting paraphrases",
+     "Sentences drawn with seed 51 by `eval/claims/draw.py` (16 per corpus, the RFCs 14), written by a helper on 5 "
+     "Dec 2026 from the seventh file's brief, committed (f56fdeb) and held out through session 47. **First run** "
+     "(session 48, on its start code 1a5f832): the table below. Neither the rules nor the contradiction reader "
+     "were written or trained with this file (the reader was trained on files 2-13), so its reader table is held "
+     "out too."),
 )
 
 
