@@ -196,7 +196,8 @@ def main() -> int:
                        ("hand", "fresh_claims12.jsonl"),
                        ("hand", "fresh_claims13.jsonl"),
                        ("hand", "fresh_claims14.jsonl"),
-                       ("hand", "fresh_claims15.jsonl")):
+                       ("hand", "fresh_claims15.jsonl"),
+                       ("hand", "fresh_claims16.jsonl")):
         path = HERE / name
         if not path.exists():
             problems.append(f"{name}: missing")
