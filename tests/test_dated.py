@@ -76,6 +76,12 @@ def test_of_several_documents_named_the_asking_clause_s_is_asked_about():
     # only itself
     ("Our client follows the token type registry that RFC 7009 cites as a separate spec. What publication date "
      "does RFC 7009 give for that spec?", "points back at another document"),
+    # the asking clause names, by its designation, a work the document cites: the header dates the citing
+    # document, not the cited one (round 26 answered May 2015, RFC 7519's date, for RFC 3339's July 2002)
+    ("Our client follows the token revocation spec, which points to RFC 6819 for its threat model. What "
+     "publication date does the OAuth 2.0 token revocation spec give for RFC 6819?", "asks about RFC 6819"),
+    ("What publication date does RFC 7009 give for RFC 2119?", "asks about RFC 2119"),
+    ("Who wrote RFC 6819, which the OAuth 2.0 Token Revocation RFC cites?", "asks about RFC 6819"),
 ])
 def test_no_header_answers_a_question_about_something_else(question, why):
     got, reason = found(question, frozenset({"rfc-7009"}) if "RFC 7009" in question else frozenset())

@@ -33,7 +33,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from anchor_core.ask.dated import _FORM, MIN_TITLE, TITLE_MARGIN, asking_clause, asks_publication, title_covers
+from anchor_core.ask.dated import (
+    _DESIGNATION,
+    _FORM,
+    MIN_TITLE,
+    TITLE_MARGIN,
+    asking_clause,
+    asks_publication,
+    title_covers,
+)
 from anchor_core.ask.gate import content_terms
 from anchor_core.ask.question import QuestionAnalysis
 from anchor_core.scorers.text import stem
@@ -46,11 +54,6 @@ _MONTHS = ("January|February|March|April|May|June|July|August|September|October|
 _DATE = re.compile(rf"\b(?:\d{{1,2}}\s+)?(?:{_MONTHS})\s+(?:\d{{1,2}},\s+)?(?:19|20)\d{{2}}\b|\b(?:19|20)\d{{2}}\b")
 _URL = re.compile(r"<[^<>]*>|https?://\S+")
 _TITLE = re.compile(r"\"([^\"]{3,300})\"|“([^”]{3,300})”")
-# a designation of the cited work: "RFC 3218", "BCP 14", "FIPS PUB 180-4", "NIST SP 800-38D", "Special
-# Publication 800-56A", "ISO/IEC 9075", "draft-ietf-oauth-v2-bearer-00"
-_DESIGNATION = re.compile(r"\b(?:RFC|BCP|STD|FIPS(?:\s+PUB)?|(?:NIST\s+)?SP|Special\s+Publication|ISO(?:/IEC)?|"
-                          r"ITU-T\s+[A-Z]\.?|ANSI\s+X)\s?\d[\d.-]*\d|\b\d[\d.-]*\d\b(?=\s*\((?:RFC|BCP)\))|"
-                          r"\bdraft-[\w.-]+[\w]", re.I)
 # what a draft is cited as: its date is the draft's, not the work's publication
 _DRAFT = re.compile(r"\bwork in progress\b|\bdraft\b|\bcandidate recommendation\b|\bproposed recommendation\b",
                     re.I)

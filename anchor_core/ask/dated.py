@@ -51,6 +51,11 @@ were does has have our the that this its their document documents spec specs spe
 standard standards rfc rfcs memo memos paper text who whom wrote write written authored author authors coauthored
 co-authored edited editor editors name names
 """.split())
+# a designation of a work: "RFC 3218", "BCP 14", "FIPS PUB 180-4", "NIST SP 800-38D", "Special
+# Publication 800-56A", "ISO/IEC 9075", "draft-ietf-oauth-v2-bearer-00"
+_DESIGNATION = re.compile(r"\b(?:RFC|BCP|STD|FIPS(?:\s+PUB)?|(?:NIST\s+)?SP|Special\s+Publication|ISO(?:/IEC)?|"
+                          r"ITU-T\s+[A-Z]\.?|ANSI\s+X)\s?\d[\d.-]*\d|\b\d[\d.-]*\d\b(?=\s*\((?:RFC|BCP)\))|"
+                          r"\bdraft-[\w.-]+[\w]", re.I)
 MIN_TITLE = 0.5
 """Share of a title's weight (each word weighed by how few titles write it) the question must write to ask
 about that document without naming it."""
@@ -275,6 +280,28 @@ def _writes(text: str, doc: Document) -> bool:
     return bool(title) and len(title & said) / len(title) >= MIN_TITLE
 
 
+def other_designations(text: str, doc: Document) -> list[str]:
+    """The designations ``text`` writes that are not ``doc``'s own: "RFC 3339" in "what publication date does the JWT
+    spec give for RFC 3339?" asks about RFC 3339, which RFC 7519's header does not date. A designation is one of
+    the series :data:`_DESIGNATION` knows, or the series of ``doc``'s own label ("PEP 8" beside "PEP 387").
+
+    >>> d = Document(doc_id="rfc-7519", title="JSON Web Token (JWT)", meta={"front": {"label": "RFC 7519"}})
+    >>> other_designations("what publication date does the JWT spec give for RFC 3339?", d)
+    ['RFC 3339']
+    >>> other_designations("when was RFC7519 published?", d), other_designations("when was the JWT spec published?", d)
+    ([], [])
+    >>> p = Document(doc_id="pep-387", title="Backwards Compatibility Policy", meta={"front": {"label": "PEP 387"}})
+    >>> other_designations("when was the policy PEP 8 cites published?", p)
+    ['PEP 8']
+    """
+    label = str(doc.meta.get("front", {}).get("label", ""))
+    found = [m.group(0) for m in _DESIGNATION.finditer(text)]
+    series = re.match(r"([A-Za-z][A-Za-z/ -]*?)\s?\d", label)
+    if series:
+        found += [m.group(0) for m in re.finditer(rf"\b{re.escape(series.group(1))}\s?\d+\b", text, re.I)]
+    return [d for d in dict.fromkeys(found) if not (label and writes_designation(d, label))]
+
+
 def points_elsewhere(question: str, doc: Document) -> bool:
     """The asking clause points back ("who wrote that specification?") at the last document the situation
     mentions, and that one is not ``doc``: "JWA's algorithms are based on an earlier authenticated-encryption
@@ -317,6 +344,11 @@ def find(question: str, analysis: QuestionAnalysis, documents: list[Document],
         return None, why
     if points_elsewhere(question, doc):
         return None, f"the question points back at another document than {doc.meta['front'].get('label', doc.doc_id)}"
+    others = other_designations(asking_clause(question), doc)
+    if others:
+        label = doc.meta["front"].get("label") or doc.doc_id
+        return None, (f"the question asks about {others[0]}, which the header of {label} does not "
+                      + ("date" if asks == "date" else "name"))
     rest = leftover(question, doc)
     if rest:
         return None, f"the question asks about {' '.join(rest)}, which the header does not " + (
