@@ -30,6 +30,7 @@ from anchor_core.ask import answerable as answerable_mod
 from anchor_core.ask import cited as cited_mod
 from anchor_core.ask import dated as dated_mod
 from anchor_core.ask import gate as gate_mod
+from anchor_core.ask import scope as scope_mod
 from anchor_core.ask.llm import ChatClient, LLMAuthError, LLMConfig, LLMError, make_client
 from anchor_core.ask.question import QuestionAnalysis, analyse, answer_values
 from anchor_core.ask.relevance import relevance
@@ -148,6 +149,11 @@ class _Run:
         self.events: list[TraceEvent] = []
         self.on_event = on_event
         self.notes: list[str] = []
+        self.scope = ""
+        """What the search was narrowed to, when the question names one document of several."""
+        self.documents: list[str] | None = None
+        """The documents searched, when narrowed (:func:`_scoped`); the corpus statistics (term weights) stay the
+        corpus's."""
 
     def emit(self, stage: str, message: str, *, t0: float, decision: str = "", **data) -> None:
         e = TraceEvent(stage=stage, message=message, decision=decision, data=data,
@@ -169,6 +175,16 @@ def unit_label(unit: Unit | None, unit_id: str, part: str | None) -> str:
 
 def _sources(hits: list[Hit], units: dict[str, Unit], relevance: dict[str, float]) -> list[Source]:
     labels = {(h.unit_id, h.part): unit_label(units.get(h.unit_id), h.unit_id, h.part) for h in hits}
+    # when the sources come from several documents, a label that does not say which ("§3" of two uploaded
+    # contracts: a bare clause number, or a label two of them share) is prefixed with its document
+    docs_of: dict[str, set[str]] = {}
+    for h in hits:
+        docs_of.setdefault(labels[(h.unit_id, h.part)], set()).add(h.doc_id)
+    if len({h.doc_id for h in hits}) > 1:
+        for h in hits:
+            label = labels[(h.unit_id, h.part)]
+            if h.document and (label.startswith("§") or len(docs_of[label]) > 1):
+                labels[(h.unit_id, h.part)] = f"{h.document} {label}"
     out = []
     for n, h in enumerate(hits, start=1):
         # Retrieval shows a followed hit only with the hit it was followed from, so the label is always
@@ -201,6 +217,20 @@ def _retrieve(question: str, run: _Run, *, store, embedder, info: CorpusInfo, se
     mode = "hybrid" if embedder is not None else "bm25"
     rs = settings.retrieval().model_copy(update={"mode": mode})
     result = retrieve(question, store=store, embedder=embedder, corpus=corpus, settings=rs)
+    if run.documents is not None:
+        # the named document's hits keep their ranks and the other documents' leave; only when none of its
+        # passages is among them is the search run again inside it (and the documents linked to it)
+        scope = set(run.documents)
+        kept = [h for h in result.hits if h.doc_id in scope and not h.via]
+        shown = {h.unit_id for h in kept}
+        # a followed passage stays with the passage it was followed from
+        kept += [h for h in result.hits if h.via and h.doc_id in scope and h.via[0].unit_id in shown]
+        kept.sort(key=result.hits.index)
+        if not any(not h.via for h in kept):
+            result = retrieve(question, store=store, embedder=embedder, corpus=corpus,
+                              settings=rs.model_copy(update={"documents": run.documents}))
+        else:
+            result = result.model_copy(update={"hits": kept})
     direct = [h for h in result.hits if not h.via]
     followed = [h for h in result.hits if h.via]
     units = store.get_units(corpus, sorted({h.unit_id for h in result.hits} |
@@ -223,6 +253,23 @@ def _retrieve(question: str, run: _Run, *, store, embedder, info: CorpusInfo, se
         else:
             run.emit("hop", "no citations to follow from the retrieved chunks", t0=t)
     return result.hits, units, rel, qvec, vecs
+
+
+def _scope(question: str, run: _Run, *, store: Store, info: CorpusInfo) -> None:
+    """Narrow the search (``run.documents``) to the document the question names and the documents linked to it by
+    a reference, when the corpus holds several and the question names one (:mod:`anchor_core.ask.scope`)."""
+    t = time.perf_counter()
+    found, _ = scope_mod.asked_document(question, store.documents(info.name),
+                                        lambda w, d: scope_mod.passage_share(store, info.name, w, d))
+    if found is None:
+        return
+    linked = scope_mod.linked_documents(store, info.name, found.doc_id)
+    run.emit("retrieve", f"the question names {found.title} ({found.why}): searched it"
+             + (f" and the {len(linked)} document{'s' if len(linked) != 1 else ''} linked to it by a reference"
+                if linked else " only"), t0=t, documents=[found.doc_id, *linked])
+    run.scope = f"searched only {found.title}" + (" and the documents it cites or that cite it" if linked else "")
+    run.notes.append(f"{run.scope}: the question {found.why}")
+    run.documents = [found.doc_id, *linked]
 
 
 def _gate(question: str, hits, units, qvec, vecs, run: _Run, *, store, info: CorpusInfo, settings: AskSettings,
@@ -363,6 +410,7 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
         run.notes.append("the question names the recitals (the preamble), so they were searched too")
         run.emit("retrieve", "the question names the recitals (the preamble): recitals included in the search",
                  t0=time.perf_counter())
+    _scope(question, run, store=store, info=info)
     hits, units, rel, qvec, vecs = _retrieve(question, run, store=store, embedder=embedder, info=info, settings=s)
     # IDF of the question's terms in this corpus (0 = never mentioned): the gate and the writer both weigh by it
     weights = gate_mod.term_weights(store, corpus, gate_mod.content_terms(question), s.retrieval().filters,
@@ -407,6 +455,8 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
             if hint:
                 run.notes.append(hint)
                 reason = f"{reason}; {hint}" if reason else hint
+            if run.scope:
+                reason = f"{reason} ({run.scope})" if reason else run.scope
             return _refusal(question, corpus, info.version, run, code, reason, sources=sources,
                             gate=decision, models=models, settings=s, t_all=t_all, threshold=scorer.threshold)
 
