@@ -475,6 +475,10 @@ def _prose_words(s: str) -> list[str]:
     return re.findall(r"[A-Za-zÀ-ÿ][A-Za-zÀ-ÿ'’-]*", s)
 
 
+_MD_IMAGE = re.compile(r"!\[[^\]]*\]\([^()\s]*\)")
+_MD_EMPTY_LINK = re.compile(r"\[\s*\]\([^()\s]*\)")
+
+
 def is_noise(text: str) -> bool:
     """Whether ``text`` is a line no claim may be anchored to.
 
@@ -493,6 +497,10 @@ def is_noise(text: str) -> bool:
     if _is_page_furniture(text.strip()) or _is_page_furniture(s) or _TOC.search(s[-120:]) or _TOC_HEADING.fullmatch(s):
         return True
     if _COPYRIGHT.search(s) or _is_reference(s):
+        return True
+    # A run of Markdown images (a README's badges: "[![PyPI version](https://...svg)](https://...)"): an image's
+    # alt text is no sentence, and a link left around nothing says nothing.
+    if "![" in s and len(_prose_words(_MD_EMPTY_LINK.sub(" ", _MD_IMAGE.sub(" ", s)))) <= 2:
         return True
     # A line that is a DOI, URL, arXiv id or e-mail address with at most a short label around it.
     has_email = "@" in s

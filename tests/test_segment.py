@@ -260,6 +260,10 @@ def test_offset_contract_on_random_text(text: str) -> None:
         "Table of Contents",
         "* * *",
         "",
+        # a README's badges: images (their alt text is no sentence) inside links
+        "[![PyPI version](https://badge.fury.io/py/pypdf.svg)](https://badge.fury.io/py/pypdf)\n"
+        "[![Python Support](https://img.shields.io/pypi/pyversions/pypdf.svg)](https://pypi.org/project/pypdf/)",
+        "![Logo](docs/logo.png)",
     ],
 )
 def test_noise_lines(line: str) -> None:
@@ -290,6 +294,9 @@ def test_noise_lines(line: str) -> None:
         "Article 6",
         "Classification rules for high-risk AI systems",
         "The client MUST NOT use the authorization code more than once [RFC6749].",
+        # prose around an image, and a link's text, are sentences
+        "The flow is shown in the diagram below: ![Flow](flow.png)",
+        "See the [migration guide](https://pypdf.readthedocs.io/en/latest/user/migration-1-to-2.html) for details.",
     ],
 )
 def test_not_noise(sentence: str) -> None:
