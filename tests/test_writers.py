@@ -76,6 +76,25 @@ def test_a_colon_lead_in_brings_its_points_and_counts_the_rest():
         assert f"“{c.text}”" in d.answer
 
 
+def test_a_lead_in_brings_the_fenced_code_block_it_introduces():
+    text = ("For using pypdf with AES encryption or decryption, install extra dependencies:\n\n"
+            "```\npip install pypdf[crypto]\n```\n\nThe library is pure Python and needs nothing else to run.")
+    src = source(1, "install", text, label="Installation")
+    d = write("What do I need to install to use AES encryption with pypdf?", [src])
+    lines = d.answer.splitlines()
+    assert lines[0] == ("Installation: “For using pypdf with AES encryption or decryption, install extra "
+                        "dependencies:” [1]")
+    assert "```\npip install pypdf[crypto]\n```" in printed(d.answer)
+    # the block ends at its closing fence: the next sentence is no point of the lead-in
+    assert not any(line.startswith("  “The library") for line in lines)
+    for c in d.claims:
+        assert text[c.start:c.end] == c.text
+    # no fence after the colon: nothing is linked
+    plain = source(1, "install", "Install it with pip:\n\nThen import it in your code as usual.", label="Install")
+    d = write("How do I install it?", [plain])
+    assert "```" not in d.answer
+
+
 def test_points_past_the_chunk_are_counted_from_the_unit_text_not_quoted():
     cut = ARTICLE_5.index("(c)")
     chunk = ARTICLE_5[:cut].rstrip("\n")

@@ -484,6 +484,8 @@ def _quotable(text: str) -> bool:
         return True  # a point of one word is a list item ("— terrorism,"), not a title line
     if m and m.group("bullet") and n >= 2:
         return True  # a bulleted line is an item, punctuated or not ("- 3.6.0 final: 2016-12-23")
+    if n >= 1 and text.lstrip().startswith("```"):
+        return True  # a fenced code block (a Markdown upload's "pip install pypdf[crypto]")
     return n >= 2 and (n >= 8 or _TITLE.search(text) is not None)
 
 
@@ -561,10 +563,31 @@ def _column(c: _Cand) -> int | None:
     return len(line) if not line.strip() else None
 
 
+def _fenced(c: _Cand, after: list[_Cand]) -> bool:
+    """A lead-in followed by a fenced code block (Markdown: "install extra dependencies:" then "```" ... "```"):
+    the block is what the lead-in introduces, so its sentences become the lead-in's points, up to the closing
+    fence. ``False`` (nothing linked) when no fence opens right after it in the same source."""
+    if not after or after[0].outside or after[0].src is not c.src or not after[0].text.lstrip().startswith("```"):
+        return False
+    fences = 0
+    for p in after:
+        if p.outside or p.src is not c.src:
+            break
+        if p.lead is None:
+            p.lead = c
+        c.points.append(p)
+        fences += len(re.findall(r"(?m)^\s*```", p.text))
+        if fences >= 2 and fences % 2 == 0:
+            break
+    return True
+
+
 def _link(out: list[_Cand]) -> list[_Cand]:
     """Link each lead-in (a sentence ending with a colon) to the enumerated points that follow it."""
     for i, c in enumerate(out):
         if not c.text.rstrip().endswith(":"):
+            continue
+        if _fenced(c, out[i + 1:]):
             continue
         prev: tuple[str, int, str] | None = None
         nested = False  # inside the points of a point that is itself a lead-in
