@@ -322,6 +322,18 @@ def test_a_person_or_body_is_someone_who_acts_not_a_capitalised_term_or_a_techni
     assert "body" in assess(q, body, weights=weights).expression
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("Trips abroad must be approved by the department head before booking.", "head"),
+    ("Leave must be approved by the HR director.", "the HR director"),
+    ("Claims are checked by the finance team.", "team"),
+    ("The chairperson convenes the meetings.", "chairperson"),
+])
+def test_an_organisation_s_roles_and_units_are_persons_or_bodies(text, expected):
+    from anchor_core.ask.question import answer_values
+
+    assert any(expected in v for v in answer_values(text, "person_or_body", "Who must approve it?"))
+
+
 def test_a_list_quantifier_before_the_counted_noun_and_a_range_s_upper_end_answer_a_count():
     from anchor_core.ask.answerable import assess
 
@@ -678,9 +690,9 @@ def test_a_reference_is_not_a_name():
     # an acronym that modifies a noun names no body ("AI systems"); one before a verb is the body's name
     assert expressions("Providers of AI systems shall keep the EU database.", "person_or_body") == []
     assert expressions("The FSRA may impose a fine; ENISA shall assist.", "person_or_body") == ["FSRA", "ENISA"]
-    # nor is a determiner that opens the sentence part of a name ("The URLs" names nobody)
+    # nor is a determiner that opens the sentence part of a name ("The URLs" names nobody; the team is a body)
     assert expressions("The URLs on docs.python.org are controlled by the infrastructure team.",
-                       "person_or_body") == []
+                       "person_or_body") == ["team"]
     # a determiner capitalised because it opens the sentence is not part of a place's name
     assert expressions("The Commission shall act.", "place") == []
     assert expressions("It sits in New York.", "place") == ["New York"]

@@ -51,7 +51,10 @@ _PERIOD_NOUN = (r"(?:periods?|deadlines?|time ?limits?|time ?frames?|durations?|
                 r"window|validity|retention)")
 _BODY_NOUN = (r"(?:authorit(?:y|ies)|bod(?:y|ies)|boards?|committees?|councils?|agenc(?:y|ies)|offices?|"
               r"officers?|courts?|regulators?|persons?|people|individuals?|organi[sz]ations?|institutions?|"
-              r"supervisors?|managers?|members?|entit(?:y|ies))")
+              r"supervisors?|managers?|members?|entit(?:y|ies)|"
+              # an organisation's roles and units ("the department head", "the HR director", "the finance team")
+              r"heads?|directors?|chair(?:person)?s?|teams?|departments?|secretariats?|administrators?|auditors?|"
+              r"employers?)")
 
 _LEAD = r"^\W*(?:(?:and|so|then|but|also|ok|okay|now)\W+)?"
 _AUX = (r"(?:is|are|was|were|am|can|could|do|does|did|must|should|shall|may|might|will|would|has|have|had|need|"
