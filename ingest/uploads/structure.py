@@ -36,6 +36,7 @@ _KW = "|".join(k.capitalize() + "|" + k.upper() for k in (*BODY, *SERIES))
 _KW_HEAD = re.compile(rf"^(?:#+\s*)?(?P<kw>{_KW})\s+(?P<num>\d{{1,3}}(?:\.\d{{1,3}})*|[IVXLC]{{1,6}}|[A-Z])"
                       r"(?![\w.]*\w)\.?(?:\s*[:.\-–—]\s*|\s+|$)(?P<title>.*)$")
 _NUM_HEAD = re.compile(r"^(?:#+\s*)?(?P<num>\d{1,3}(?:\.\d{1,3}){0,3})(?P<dot>\.?)[ \t]+(?P<title>\S.*)$")
+_RUN_IN = re.compile(r"^(?P<title>[A-Z][^.:;!?]{0,58}[^\s.:;!?])[.:]\s+[A-Z(\"“]")
 _ITEM = re.compile(r"^\(?(?P<i>[a-z]{1,2}|[ivx]{1,5}|[A-Z])\)[ \t]+\S")
 _SENTENCE_END = re.compile(r"[.;:!?)\]\"”’]$")
 _ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
@@ -268,8 +269,18 @@ class _Splitter:
             return self.numbered_part(num, title, at)
         k = int(num)
         forward = (self.last_top == 0 and k <= 3) or self.last_top < k <= self.last_top + 3
-        if not (forward and _heading_like(title)) or ("body", str(k)) in self.used:
+        if not forward or ("body", str(k)) in self.used:
             return False
+        # a run-in heading ("5. Corrective action. A supplier must correct ...") titles the clause; a clause
+        # with no title ("12. The Supplier shall deliver the goods within 30 days of ...") starts one when it is
+        # the very next number
+        run_in = _RUN_IN.match(title)
+        if run_in and _heading_like(run_in.group("title")):
+            title = run_in.group("title")
+        elif not _heading_like(title):
+            if k != self.last_top + 1 or not title[:1].isupper():
+                return False
+            title = ""
         self.unit(_Head(at, "body", str(k), str(k), title, "section"))
         self.last_top = k
         return True
