@@ -177,6 +177,17 @@ def test_quote_is_shrunk_to_the_sentence_that_carries_the_claim():
     assert len(a.quote) <= len(full.quote) and src[a.start:a.end] == a.quote
 
 
+def test_the_closest_span_of_an_unsupported_claim_shares_its_words_not_a_title():
+    # every window scores about 0 (the claim's number is in none): the title and the clause heading score a hair
+    # more than the sentence the claim misstates, which is still the closest span to show
+    src = ("Supplier Code of Conduct\n\n2. Child labour. Suppliers must not employ any person under the age of 16."
+           "\n\n3. Working hours. Working hours must not exceed 60 hours per week, including overtime.")
+    a = best_anchor("Suppliers may employ people aged 15", src, scorer=make_scorer("learned"))
+    assert a is not None and not a.supported
+    assert a.quote == "Suppliers must not employ any person under the age of 16."
+    assert src[a.start:a.end] == a.quote
+
+
 def test_compound_claim_is_supported_only_when_every_atom_is():
     claim = "Member States shall lay down the rules on penalties; the fines are paid to the United Nations."
     a = best_anchor(claim, SOURCE, scorer=make_scorer("lexical"))
