@@ -151,6 +151,20 @@ def test_the_named_contract_answers_and_an_unnamed_question_searches_both(contra
                for line in rep.answer.splitlines())
 
 
+def test_a_document_the_viewer_may_not_read_is_never_named(tmp_path):
+    store = SQLiteStore(tmp_path / "g.db")
+    emb = HashEmbedder()
+    workspace.upload_files(store, emb, [("acme-services-agreement.md", ACME)], corpus="contracts", groups=["legal"])
+    workspace.upload_files(store, emb, [("beta-supply-agreement.md", BETA)], corpus="contracts")
+    q = "How much notice must we give to terminate the Acme agreement for convenience?"
+    public = ask(q, store=store, embedder=emb, corpus="contracts", settings=AskSettings(groups=[]))
+    shown = " ".join([public.reason, public.answer, *public.notes, *(e.message for e in public.trace)])
+    assert "Acme Services Agreement" not in shown and "searched only" not in shown
+    assert all(src.unit_id.startswith("beta") for src in public.sources)
+    legal = ask(q, store=store, embedder=emb, corpus="contracts", settings=AskSettings(groups=["legal"]))
+    assert any("searched only Acme Services Agreement" in n for n in legal.notes)
+
+
 def test_passage_share_is_the_named_document_s_part_of_the_passages_that_write_a_word(contracts):
     store, _ = contracts
     acme = next(d.doc_id for d in store.documents("contracts") if d.title == "Acme Services Agreement")

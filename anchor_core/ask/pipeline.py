@@ -39,7 +39,7 @@ from anchor_core.check import Reader, check
 from anchor_core.crossencoder import default_reader
 from anchor_core.embeddings import Embedder, Progress
 from anchor_core.errors import QueryError
-from anchor_core.models import CorpusInfo, Hit, Unit
+from anchor_core.models import CorpusInfo, Document, Hit, Unit
 from anchor_core.report import (
     REFUSAL_TEXT,
     CheckedClaim,
@@ -255,15 +255,29 @@ def _retrieve(question: str, run: _Run, *, store, embedder, info: CorpusInfo, se
     return result.hits, units, rel, qvec, vecs
 
 
-def _scope(question: str, run: _Run, *, store: Store, info: CorpusInfo) -> None:
+def _visible_documents(store: Store, corpus: str, groups: list[str] | None) -> list[Document]:
+    """The corpus's documents the viewer may read (``groups`` as :class:`AskSettings` holds them: ``None`` is
+    unrestricted, else public documents and those sharing a group)."""
+    docs = store.documents(corpus)
+    if groups is None:
+        return docs
+    mine = set(groups)
+    return [d for d in docs if not d.groups or mine & set(d.groups)]
+
+
+def _scope(question: str, run: _Run, *, store: Store, info: CorpusInfo, groups: list[str] | None) -> None:
     """Narrow the search (``run.documents``) to the document the question names and the documents linked to it by
-    a reference, when the corpus holds several and the question names one (:mod:`anchor_core.ask.scope`)."""
+    a reference, when the corpus holds several and the question names one (:mod:`anchor_core.ask.scope`). Only
+    documents the viewer may read are named, counted or searched."""
     t = time.perf_counter()
-    found, _ = scope_mod.asked_document(question, store.documents(info.name),
-                                        lambda w, d: scope_mod.passage_share(store, info.name, w, d))
+    visible = _visible_documents(store, info.name, groups)
+    filters = RetrievalSettings(groups=groups).filters
+    found, _ = scope_mod.asked_document(question, visible,
+                                        lambda w, d: scope_mod.passage_share(store, info.name, w, d, filters))
     if found is None:
         return
-    linked = scope_mod.linked_documents(store, info.name, found.doc_id)
+    readable = {d.doc_id for d in visible}
+    linked = [d for d in scope_mod.linked_documents(store, info.name, found.doc_id) if d in readable]
     run.emit("retrieve", f"the question names {found.title} ({found.why}): searched it"
              + (f" and the {len(linked)} document{'s' if len(linked) != 1 else ''} linked to it by a reference"
                 if linked else " only"), t0=t, documents=[found.doc_id, *linked])
@@ -410,7 +424,7 @@ def ask(question: str, *, store: Store, embedder: Embedder | None, corpus: str,
         run.notes.append("the question names the recitals (the preamble), so they were searched too")
         run.emit("retrieve", "the question names the recitals (the preamble): recitals included in the search",
                  t0=time.perf_counter())
-    _scope(question, run, store=store, info=info)
+    _scope(question, run, store=store, info=info, groups=s.groups)
     hits, units, rel, qvec, vecs = _retrieve(question, run, store=store, embedder=embedder, info=info, settings=s)
     # IDF of the question's terms in this corpus (0 = never mentioned): the gate and the writer both weigh by it
     weights = gate_mod.term_weights(store, corpus, gate_mod.content_terms(question), s.retrieval().filters,
@@ -536,7 +550,7 @@ def _dated_header(question: str, qa: QuestionAnalysis, hits: list[Hit], run: _Ru
         return None
     t = time.perf_counter()
     named = {h.unit_id: h.named for h in hits if h.named and not h.via}
-    found, why = dated_mod.find(question, qa, store.documents(info.name), named)
+    found, why = dated_mod.find(question, qa, _visible_documents(store, info.name, settings.groups), named)
     unit = store.get_units(info.name, [found.unit_id]).get(found.unit_id) if found else None
     chunks = store.unit_chunks(info.name, found.unit_id, settings.retrieval().filters) if found else []
     first = next((c for c in chunks if c.start <= found.quotes[0][0] < c.end), None) if found else None
@@ -587,7 +601,7 @@ def _cited_date(question: str, qa: QuestionAnalysis, hits: list[Hit], run: _Run,
     if not cited_mod.asks_cited_date(question, qa):
         return None
     t = time.perf_counter()
-    documents = store.documents(info.name)
+    documents = _visible_documents(store, info.name, settings.groups)
     fronts = {str(d.meta["front"]["label"]): str(d.meta["front"].get("unit") or "") for d in documents
               if isinstance(d.meta.get("front"), dict) and d.meta["front"].get("label")}
     # the documents the question names cite; their reference lists are read, else those of the retrieved units
