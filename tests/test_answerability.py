@@ -1032,3 +1032,30 @@ def test_a_named_place_list_is_not_answered_by_the_member_states_as_a_class():
     assert answer_values(text, "place", q) == []
     # outside a named list the same sentence still states a place ("in which country" is answered by a class)
     assert answer_values(text, "place", "In which country is the age set?")
+
+
+def test_a_question_whose_every_focus_word_the_corpus_never_writes_has_no_lexical_evidence(tmp_path):
+    """Not vacuously covered: "Which courts have jurisdiction over disputes?" over a contract that names no court
+    passed the gate at 0.96 and quoted the liability cap."""
+    from anchor_core import workspace
+    from anchor_core.ask import AskSettings, ask
+    from anchor_core.ask.answerable import assess
+    from anchor_core.ask.relevance import relevance
+    from anchor_core.embeddings import HashEmbedder
+    from anchor_core.stores.sqlite import SQLiteStore
+
+    cap = "The Supplier's total liability under this Agreement shall not exceed the Charges paid in 12 months."
+    q = "Which courts have jurisdiction over disputes?"
+    none_known = {"courts": 0.0, "jurisdiction": 0.0, "disputes": 0.0}
+    found = assess(q, [_hit("a", cap)], weights=none_known)
+    assert found.focus == 0.0 and found.tied == 0.0 and set(found.unknown) == set(none_known)
+    assert not relevance(q, [cap], weights=none_known).addressed
+    # a question with some focus word the corpus writes is weighed on those words, as before
+    found = assess("Which supplier liability cap applies to disputes?", [_hit("a", cap)],
+                   weights={"supplier": 1.0, "liability": 2.0, "cap": 0.0, "disputes": 0.0})
+    assert found.focus > 0.5
+    store = SQLiteStore(tmp_path / "a.db")
+    workspace.upload_files(store, HashEmbedder(), [("msa.md", ("# Agreement\n\n## 9. Liability\n\n" + cap).encode())],
+                           corpus="msa")
+    rep = ask(q, store=store, embedder=HashEmbedder(), corpus="msa", settings=AskSettings())
+    assert rep.refused and "courts" in rep.reason

@@ -59,7 +59,8 @@ def relevance(question: str, claims: Sequence[str], *, weights: dict[str, float]
     accepts = accepted_kinds(question, a.kind)
 
     def cover(have: set[str]) -> float:
-        return known * sum(idf[p] for p in parts if stems[p] in have) / total if total else 1.0
+        # no focus word the corpus writes: words show nothing (the cosine may), unless the question has none
+        return known * sum(idf[p] for p in parts if stems[p] in have) / total if total else float(not a.parts)
 
     marks, about_any, kinded = [], False, []
     for i, text in enumerate(claims):

@@ -152,8 +152,11 @@ class _Splitter:
         cur = self.heads[-1] if self.heads else None
         if cur is None or cur.ns != "body" or cur.key != top:
             k = int(top)
+            # "9.1 Service Credits are ..." after clause 2: a numbered paragraph of clause 9 (an excerpt, or a
+            # heading the extraction lost), when it goes forward and its text starts as a sentence does
             if ("body", top) in self.used or not (self.last_top < k <= self.last_top + 3 or
-                                                  (self.last_top == 0 and k <= 3)):
+                                                  (self.last_top == 0 and k <= 3) or
+                                                  (k > self.last_top and title[:1].isupper())):
                 return False
             self.unit(_Head(at, "body", top, top, "", "section"))
             self.last_top = k
@@ -215,7 +218,7 @@ class _Splitter:
             return self.keyword(m.group("kw").lower(), m.group("num"), m.group("title").strip(), at)
         n = _NUM_HEAD.match(s)
         if n:
-            return self.number(n.group("num"), n.group("title").strip(), at)
+            return self.number(n.group("num"), n.group("title").strip(), at, marked=hint is not None)
         if hint is not None and self.top_level is not None:
             name = s.lstrip("#").strip()
             if hint.level > self.top_level and self.heads:
@@ -256,7 +259,7 @@ class _Splitter:
         self.last_top = int(top)
         return True
 
-    def number(self, num: str, title: str, at: int) -> bool:
+    def number(self, num: str, title: str, at: int, marked: bool = False) -> bool:
         comps = num.split(".")
         if self.series_mode and self.heads:
             if not (_heading_like(title) or title[:1] in "\"“("):
@@ -268,7 +271,9 @@ class _Splitter:
         if len(comps) > 1:
             return self.numbered_part(num, title, at)
         k = int(num)
-        forward = (self.last_top == 0 and k <= 3) or self.last_top < k <= self.last_top + 3
+        # a heading the markup marks ("## 9. Limitation of liability") may skip numbers; a bare line may not
+        forward = (self.last_top == 0 and k <= 3) or self.last_top < k <= self.last_top + 3 or \
+            (marked and k > self.last_top)
         if not forward or ("body", str(k)) in self.used:
             return False
         # a run-in heading ("5. Corrective action. A supplier must correct ...") titles the clause; a clause
