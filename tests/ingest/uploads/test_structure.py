@@ -42,3 +42,38 @@ def test_an_untitled_clause_starts_a_unit_only_as_the_very_next_number():
     # 2 then 4, untitled: a numbered sentence inside clause 2, not clause 4 (a titled "4. Payment" would be one)
     assert "4" not in units and "45 days" in units["2"][1]
     assert "4" in units_of(text.replace("4. The Buyer", "4. Payment. The Buyer"))
+
+
+MSA = b"""# Master Services Agreement
+
+## 1. Definitions
+
+1.1 "Business Day" means a day other than a Saturday, Sunday or public holiday in England.
+
+## 2. Services
+
+2.2 If the Supplier fails to meet the availability, the Customer shall be entitled to Service Credits.
+
+## 9. Limitation of liability
+
+9.1 Service Credits are the Customer's sole remedy for a failure to meet the availability.
+
+## 12. Termination
+
+12.2 The Customer may terminate this Agreement with immediate effect if the availability falls below 95%.
+"""
+
+
+def test_markup_headings_may_skip_numbers_and_a_forward_numbered_paragraph_opens_its_clause():
+    from ingest.uploads.extract import extract
+
+    st = split(extract("markdown", MSA), "msa", "MSA")
+    parts = {p.label: u.heading for u in st.units for p in u.parts}
+    assert [u.heading for u in st.units if u.heading[:1].isdigit()] == ["1", "2", "9", "12"]
+    assert parts["9.1"] == "9" and parts["12.2"] == "12"
+    # without markup, a dotted paragraph that goes forward opens its clause ("9.1 Service ..." after 2.2) ...
+    plain = MSA.decode().replace("## 9. Limitation of liability\n\n", "").replace("## 12. Termination\n\n", "")
+    units = units_of(plain)
+    assert "9" in units and units["9"][1].startswith("9.1 Service Credits")
+    # ... but not a number that starts a lower-case phrase
+    assert "5" not in units_of(plain + "\n5.5 million requests were served in the first month.\n")
