@@ -378,7 +378,29 @@ def _blocks(text: str) -> list[list[tuple[int, int]]]:
     return blocks
 
 
+_FENCE = re.compile(r"(?ms)^[ \t]*```[^\n]*\n.*?^[ \t]*```[ \t]*$")
+
+
 def _split(text: str, inline: InlineSplitter, limit: int | None = MAX_SENTENCE_CHARS) -> list[Sentence]:
+    if "```" in text and (fences := list(_FENCE.finditer(text))):
+        # a fenced code block (Markdown) is one passage, blank lines inside it included; the text around it is
+        # split as usual
+        out: list[Sentence] = []
+        at = 0
+        for m in [*fences, None]:
+            lo, hi = (m.start(), m.end()) if m else (len(text), len(text))
+            out += [Sentence(x.start + at, x.end + at, x.text) for x in _split_plain(text[at:lo], inline, limit)]
+            if m:
+                for ps, pe in (_cut_long(text, lo, hi, limit) if limit else [(lo, hi)]):
+                    ps, pe = _trim(text, ps, pe)
+                    if ps < pe:
+                        out.append(Sentence(ps, pe, text[ps:pe]))
+                at = hi
+        return out
+    return _split_plain(text, inline, limit)
+
+
+def _split_plain(text: str, inline: InlineSplitter, limit: int | None = MAX_SENTENCE_CHARS) -> list[Sentence]:
     out: list[Sentence] = []
     for lines in _blocks(text):
         run_starts = [0, *_line_breaks(text, lines)]

@@ -387,3 +387,17 @@ def test_a_stop_before_a_symbol_no_sentence_opens_with_does_not_end_the_sentence
     got = [s.text for s in split_sentences(text)]
     assert len(got) == 2 and got[0].endswith("maximum length of 128 characters.")
     assert all(text[s.start:s.end] == s.text for s in split_sentences(text))
+
+
+def test_a_fenced_code_block_is_one_passage_blank_lines_and_all() -> None:
+    text = ("Read a file:\n\n```python\nfrom pypdf import PdfReader\n\nreader = PdfReader(\"example.pdf\")\n"
+            "print(len(reader.pages))\n```\n\nIt prints the page count. Then it stops.")
+    found = split_sentences(text)
+    assert [s.text for s in found] == [
+        "Read a file:",
+        "```python\nfrom pypdf import PdfReader\n\nreader = PdfReader(\"example.pdf\")\nprint(len(reader.pages))\n```",
+        "It prints the page count.", "Then it stops."]
+    assert all(text[s.start:s.end] == s.text for s in found)
+    # an unclosed fence is no block: the text splits at its blank lines as any other
+    assert [s.text for s in split_sentences("Run:\n\n```\npip install x\n\nThen go.")] == \
+        ["Run:", "```\npip install x", "Then go."]
