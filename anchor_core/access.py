@@ -173,9 +173,14 @@ def filters_for(viewer: Viewer, base: Filters | None = None) -> Filters:
     return base.model_copy(update={"groups": combine(base.groups, visible_groups(viewer))})
 
 
-def may_see(viewer: Viewer, doc: Document) -> bool:
-    groups = visible_groups(viewer)
+def readable(doc: Document, groups: Sequence[str] | None) -> bool:
+    """Whether a query with ``Filters.groups`` = ``groups`` sees ``doc``: ``None`` sees everything, else public
+    documents (no groups) and those sharing one of ``groups``."""
     return groups is None or not doc.groups or bool(set(doc.groups) & set(groups))
+
+
+def may_see(viewer: Viewer, doc: Document) -> bool:
+    return readable(doc, visible_groups(viewer))
 
 
 def require_admin(viewer: Viewer, what: str) -> None:

@@ -460,15 +460,21 @@ def _shrink(scorer: Scorer, idx: SourceIndex, pick: _Evidence, score: float, cla
     # heading "2. Child labour." before it, which scores as little), then the shortest
     wanted = set(_terms(claim))
 
-    def shared(e: _Evidence) -> int:
-        return 0 if supported else len(wanted & set(_terms(e.premise(idx))))
+    def rank(e: _Evidence) -> tuple[int, int]:
+        return (0 if supported else _shared(wanted, idx, e)), -e.chars(idx)
 
+    best_rank = rank(best)
     for e, sc in zip(subs, scores):
         if sc < score - margin or supported != (sc >= scorer.threshold):
             continue
-        if (shared(e), -e.chars(idx)) > (shared(best), -best.chars(idx)):
-            best, best_score = e, sc
+        if (r := rank(e)) > best_rank:
+            best, best_score, best_rank = e, sc, r
     return best, best_score
+
+
+def _shared(wanted: set[str], idx: SourceIndex, e: _Evidence) -> int:
+    """How many of the claim's terms ``wanted`` the evidence ``e`` writes."""
+    return len(wanted & set(_terms(e.premise(idx))))
 
 
 def _span(idx: SourceIndex, i: int) -> Span:
@@ -510,7 +516,7 @@ def _anchor_one(claim: str, source_text: str, idx: SourceIndex, scorer: Scorer, 
     def key(i: int) -> tuple[float, int, int]:
         if scores[i] >= scorer.threshold:
             return -scores[i], 0, evidence[i].chars(idx)
-        return -round(scores[i], 2), -len(wanted & set(_terms(evidence[i].premise(idx)))), evidence[i].chars(idx)
+        return -round(scores[i], 2), -_shared(wanted, idx, evidence[i]), evidence[i].chars(idx)
 
     order = sorted(range(len(evidence)), key=key)
     pick = order[0]

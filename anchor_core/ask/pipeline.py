@@ -25,6 +25,7 @@ import numpy as np
 from pydantic import BaseModel, Field, field_validator
 
 from anchor_core import definitions
+from anchor_core.access import readable
 from anchor_core.anchoring import VERBATIM_MIN_WORDS, InputError, decompose
 from anchor_core.ask import answerable as answerable_mod
 from anchor_core.ask import cited as cited_mod
@@ -177,10 +178,10 @@ def _sources(hits: list[Hit], units: dict[str, Unit], relevance: dict[str, float
     labels = {(h.unit_id, h.part): unit_label(units.get(h.unit_id), h.unit_id, h.part) for h in hits}
     # when the sources come from several documents, a label that does not say which ("§3" of two uploaded
     # contracts: a bare clause number, or a label two of them share) is prefixed with its document
-    docs_of: dict[str, set[str]] = {}
-    for h in hits:
-        docs_of.setdefault(labels[(h.unit_id, h.part)], set()).add(h.doc_id)
     if len({h.doc_id for h in hits}) > 1:
+        docs_of: dict[str, set[str]] = {}
+        for h in hits:
+            docs_of.setdefault(labels[(h.unit_id, h.part)], set()).add(h.doc_id)
         for h in hits:
             label = labels[(h.unit_id, h.part)]
             if h.document and (label.startswith("§") or len(docs_of[label]) > 1):
@@ -221,12 +222,10 @@ def _retrieve(question: str, run: _Run, *, store, embedder, info: CorpusInfo, se
         # the named document's hits keep their ranks and the other documents' leave; only when none of its
         # passages is among them is the search run again inside it (and the documents linked to it)
         scope = set(run.documents)
-        kept = [h for h in result.hits if h.doc_id in scope and not h.via]
-        shown = {h.unit_id for h in kept}
+        shown = {h.unit_id for h in result.hits if h.doc_id in scope and not h.via}
         # a followed passage stays with the passage it was followed from
-        kept += [h for h in result.hits if h.via and h.doc_id in scope and h.via[0].unit_id in shown]
-        kept.sort(key=result.hits.index)
-        if not any(not h.via for h in kept):
+        kept = [h for h in result.hits if h.doc_id in scope and (not h.via or h.via[0].unit_id in shown)]
+        if not shown:
             result = retrieve(question, store=store, embedder=embedder, corpus=corpus,
                               settings=rs.model_copy(update={"documents": run.documents}))
         else:
@@ -258,11 +257,7 @@ def _retrieve(question: str, run: _Run, *, store, embedder, info: CorpusInfo, se
 def _visible_documents(store: Store, corpus: str, groups: list[str] | None) -> list[Document]:
     """The corpus's documents the viewer may read (``groups`` as :class:`AskSettings` holds them: ``None`` is
     unrestricted, else public documents and those sharing a group)."""
-    docs = store.documents(corpus)
-    if groups is None:
-        return docs
-    mine = set(groups)
-    return [d for d in docs if not d.groups or mine & set(d.groups)]
+    return [d for d in store.documents(corpus) if readable(d, groups)]
 
 
 def _scope(question: str, run: _Run, *, store: Store, info: CorpusInfo, groups: list[str] | None) -> None:
