@@ -381,6 +381,15 @@ def _blocks(text: str) -> list[list[tuple[int, int]]]:
 _FENCE = re.compile(r"(?ms)^[ \t]*```[^\n]*\n.*?^[ \t]*```[ \t]*$")
 
 
+def is_fenced_block(text: str) -> bool:
+    r"""``text`` is one whole fenced code block (Markdown), its opening and closing fence included.
+
+    >>> is_fenced_block("```\npip install x\n```"), is_fenced_block("```\npip install x")
+    (True, False)
+    """
+    return _FENCE.fullmatch(text.strip()) is not None
+
+
 def _split(text: str, inline: InlineSplitter, limit: int | None = MAX_SENTENCE_CHARS) -> list[Sentence]:
     if "```" in text and (fences := list(_FENCE.finditer(text))):
         # a fenced code block (Markdown) is one passage, blank lines inside it included; the text around it is

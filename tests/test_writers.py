@@ -89,6 +89,16 @@ def test_a_lead_in_brings_the_fenced_code_block_it_introduces():
     assert not any(line.startswith("  “The library") for line in lines)
     for c in d.claims:
         assert text[c.start:c.end] == c.text
+    # a block with a blank line inside is still one point, quoted whole
+    spaced = source(1, "use", "Read a file:\n\n```python\nfrom pypdf import PdfReader\n\n"
+                              "reader = PdfReader(\"a.pdf\")\n```", label="Usage")
+    d = write("How do I read a file with PdfReader?", [spaced])
+    assert "```python\nfrom pypdf import PdfReader\n\nreader = PdfReader(\"a.pdf\")\n```" in printed(d.answer)
+    # an unclosed fence is no block: the sentences after the lead-in are not taken as its points
+    open_fence = source(1, "run", "Run it:\n\n```\npip install x\n\nThe tool reports every file it has read.",
+                        label="Run")
+    d = write("How do I run it?", [open_fence])
+    assert not any(line.startswith("  “The tool") for line in d.answer.splitlines())
     # no fence after the colon: nothing is linked
     plain = source(1, "install", "Install it with pip:\n\nThen import it in your code as usual.", label="Install")
     d = write("How do I install it?", [plain])

@@ -30,7 +30,7 @@ from anchor_core.ask.question import VALUE_KINDS, analyse, fits_kind
 from anchor_core.embeddings import Embedder
 from anchor_core.report import Source
 from anchor_core.scorers.text import stem
-from anchor_core.segment import Sentence, sentences
+from anchor_core.segment import Sentence, is_fenced_block, sentences
 from anchor_core.text import words
 
 _MARKER = re.compile(r"\s*\[(\d+(?:\s*,\s*\d+)*)\]")
@@ -565,20 +565,14 @@ def _column(c: _Cand) -> int | None:
 
 def _fenced(c: _Cand, after: list[_Cand]) -> bool:
     """A lead-in followed by a fenced code block (Markdown: "install extra dependencies:" then "```" ... "```"):
-    the block is what the lead-in introduces, so its sentences become the lead-in's points, up to the closing
-    fence. ``False`` (nothing linked) when no fence opens right after it in the same source."""
-    if not after or after[0].outside or after[0].src is not c.src or not after[0].text.lstrip().startswith("```"):
+    the block, one passage to the segmenter (:func:`~anchor_core.segment.is_fenced_block`), is what the lead-in
+    introduces, so it becomes the lead-in's point. ``False`` (nothing linked) when no whole block follows it in
+    the same source (an unclosed fence is no block)."""
+    if not after or after[0].outside or after[0].src is not c.src or not is_fenced_block(after[0].text):
         return False
-    fences = 0
-    for p in after:
-        if p.outside or p.src is not c.src:
-            break
-        if p.lead is None:
-            p.lead = c
-        c.points.append(p)
-        fences += len(re.findall(r"(?m)^\s*```", p.text))
-        if fences >= 2 and fences % 2 == 0:
-            break
+    if after[0].lead is None:
+        after[0].lead = c
+    c.points.append(after[0])
     return True
 
 
