@@ -539,6 +539,11 @@ FRESH_FILES = (
      "(session 48, on its start code 1a5f832): the table below. Neither the rules nor the contradiction reader "
      "were written or trained with this file (the reader was trained on files 2-13), so its reader table is held "
      "out too."),
+    ("fresh_claims16.jsonl", "Sixteenth file: 77 paraphrases and 50 contradicting paraphrases",
+     "Sentences drawn with seed 52 by `eval/claims/draw.py`, written by a helper on 5 Dec 2026 from the seventh "
+     "file's brief, committed (c8f0edf) and held out through session 48. **First run** (session 49, on its start "
+     "code 522da72): the table below. Neither the rules nor the contradiction reader were written or trained with "
+     "this file (the reader was trained on files 2-13), so its reader table is held out too."),
 )
 
 

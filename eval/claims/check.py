@@ -197,7 +197,8 @@ def main() -> int:
                        ("hand", "fresh_claims13.jsonl"),
                        ("hand", "fresh_claims14.jsonl"),
                        ("hand", "fresh_claims15.jsonl"),
-                       ("hand", "fresh_claims16.jsonl")):
+                       ("hand", "fresh_claims16.jsonl"),
+                       ("hand", "fresh_claims17.jsonl")):
         path = HERE / name
         if not path.exists():
             problems.append(f"{name}: missing")
