@@ -15,7 +15,9 @@ How a text is cut, in order:
 2. **Lines that start a unit** inside a block: an enumerated item (``(a)``, ``(iv)``, ``1.``,
    ``4.1.2``, ``A.1``, bullets) after a line that ended a clause (``.`` ``;`` ``:``, ``; or``),
    or after another item; a markdown heading; a short title-like line (a heading); a
-   table-of-contents line; a page header or footer line.
+   table-of-contents line; a page header or footer line; a table row (a Markdown ``| a | b |``
+   line, or one of two or more lines of as many cells joined by `` | ``, as Word and HTML tables are
+   stored: :mod:`anchor_core.tables`).
 3. **Inside a run of lines**: ``.``/``!``/``?`` (with any closing quotes or brackets after
    them) followed by an upper-case word, a digit or a bracket; glued ``end.Next``; ``;`` or
    ``:`` directly before an enumerated item (``...; (b) the``). Abbreviations (``Art.``,
@@ -65,6 +67,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from anchor_core import tables
 
 __all__ = ["MAX_SENTENCE_CHARS", "Sentence", "is_noise", "sentences", "split_sentences"]
 
@@ -195,6 +199,22 @@ def _is_title_like(line: str) -> bool:
     return bool(long_words) and all(w[0].isupper() for w in long_words)
 
 
+def _balanced(line: str) -> bool:
+    return all(line.count(a) == line.count(b) for a, b in ("()", "<>", "[]", "{}"))
+
+
+def _table_rows(contents: list[str]) -> list[bool]:
+    """Which lines are table rows: a Markdown row (``| a | b``), or a line of cells joined by ``" | "`` next to
+    another with as many cells (a stored Word or HTML table; one such line alone is prose that writes a pipe)."""
+    # (a line that ends in a bar and does not open with one, or that opens or closes a bracket it does not close or
+    # open, is a wrapped line of prose or of a drawing: "Status: <Draft | Active |", "Withdrawn | Final | Superseded>")
+    cells = [len(tables.cells(c)) if tables.is_row(c) and not c.rstrip().endswith("|") and _balanced(c) else 0
+             for c in contents]
+    return [bool(_TABLE_ROW.match(c)) or (n > 1 and ((i > 0 and cells[i - 1] == n) or
+                                                     (i + 1 < len(cells) and cells[i + 1] == n)))
+            for i, (c, n) in enumerate(zip(contents, cells))]
+
+
 def _line_breaks(text: str, lines: list[tuple[int, int]]) -> list[int]:
     """Indices ``j`` (into ``lines``) before which a new unit starts, within one block."""
     breaks: list[int] = []
@@ -203,12 +223,13 @@ def _line_breaks(text: str, lines: list[tuple[int, int]]) -> list[int]:
     contents = [text[a:b] for a, b in lines]
     width = max(len(c.rstrip()) for c in contents)
     segment_is_item = bool(_ITEM_LINE.match(contents[0]))
+    rows = _table_rows(contents)
     for j in range(1, len(lines)):
         prev, cur = contents[j - 1], contents[j]
         prev_s = prev.strip()
         is_item = bool(_ITEM_LINE.match(cur))
         cut = False
-        if _MD_HEADING.match(cur) or _TABLE_ROW.match(cur) or _TABLE_ROW.match(prev):
+        if _MD_HEADING.match(cur) or rows[j] or rows[j - 1]:
             cut = True
         elif _TOC_LINE.search(prev[-120:]) or _is_page_furniture(prev_s) or _is_page_furniture(cur.strip()):
             cut = True

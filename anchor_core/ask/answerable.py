@@ -51,13 +51,14 @@ import json
 import math
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
 import numpy as np
 
-from anchor_core import crossencoder, definitions
+from anchor_core import crossencoder, definitions, tables
 from anchor_core.ask.question import (
     LOWER_WORD,
     MULTIPLICATIVE,
@@ -228,12 +229,13 @@ def answer_scores(question: str, hits: list[Hit]) -> list[float] | None:
 
 def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: float = 0.0,
            analysis: QuestionAnalysis | None = None, answers: list[float] | None = None,
-           embedder: Embedder | None = None) -> Answerability:
+           embedder: Embedder | None = None, units: Mapping[str, str] | None = None) -> Answerability:
     """Score how well one place in ``hits`` answers ``question``. ``weights`` maps words to their
     IDF in the corpus (0.0 = never used); words missing from it count as unknown. ``answers``: the
     cross-encoder's score per hit (:func:`answer_scores`), when it ran. ``embedder``: lets a count
     question's noun match the corpus's word for it (:func:`count_synonyms`); without one, only its own
-    word counts."""
+    word counts. ``units``: the stored texts of the hits' units by id, so that a table row whose chunk does not
+    hold its table's header is still read with the header's units (:mod:`anchor_core.tables`)."""
     a = analysis or analyse(question)
     out = Answerability(analysis=a, dense=dense)
     if answers is not None and len(answers) == len(hits) and hits:
@@ -278,6 +280,9 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     reads: list[_Reading] = []
     for h in hits:
         sents = sentences(h.text) or []
+        # a table row is read with the units its column headers name ("Annual renewal | 1,200" under "Fee (USD)")
+        whole = (units or {}).get(h.unit_id, h.text)
+        table = tables.readings(whole) if "|" in h.text else {}
         heading = {stem(w) for w in words(h.heading)}
         head = heading | linked.get(h.unit_id, set())
         sent_stems = [{stem(w) for w in words(h.text[s.start:s.end])} for s in sents]
@@ -302,7 +307,8 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
             # Board", is no other term.)
             rival = bool(terms) and rival_term(h.text[sents[i - 1].start:s.end] if i else text, terms)
             reads.append(_Reading(
-                text=text, window={p for p in known if stems[p] in window},
+                text=text, valued=table.get(text.strip(), text) if table else text,
+                window={p for p in known if stems[p] in window},
                 # the unit heading says what the unit is about, not what this sentence's value is about ("for
                 # six years, records of:" under "Shari'a Supervisory Board"): a focus part only the heading
                 # holds ties the value half as much
@@ -331,7 +337,7 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
 
     def values(i: int) -> list[str]:
         if i not in found_at:
-            text = reads[i].text
+            text = reads[i].valued
             found = [e for k in accepts for e in answer_values(text, k, question, numeric=a.numeric, common=common)]
             if time_amount:
                 found = [e for e in found if is_time_amount(e)]
@@ -417,6 +423,8 @@ class _Reading:
     """One retrieved sentence as :func:`assess` reads it (focus parts by where it holds them)."""
 
     text: str
+    valued: str
+    """What a value test reads: the sentence, or a table row with its header's units."""
     window: set[str]
     own: set[str]
     heading: set[str]

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from pydantic import BaseModel, Field, field_validator
 
-from anchor_core import definitions
+from anchor_core import definitions, tables
 from anchor_core.access import readable
 from anchor_core.anchoring import VERBATIM_MIN_WORDS, InputError, decompose
 from anchor_core.ask import answerable as answerable_mod
@@ -291,7 +291,8 @@ def _gate(question: str, hits, units, qvec, vecs, run: _Run, *, store, info: Cor
     profile = gate_mod.gate_profile(info.adapter)
     dense = float(max(vecs @ qvec)) if qvec is not None and vecs is not None and len(vecs) else 0.0
     found = answerable_mod.assess(question, hits, weights=weights, dense=dense, analysis=analysis,
-                                  answers=answerable_mod.answer_scores(question, hits), embedder=embedder)
+                                  answers=answerable_mod.answer_scores(question, hits), embedder=embedder,
+                                  units={uid: u.text for uid, u in units.items()})
     d = gate_mod.decide(sig, hits=hits, model=profile, answerability=found)
     if d.verdict == "borderline" and llm is None and "tied" in d.signals:
         d.verdict = "weak"  # the answerability threshold was fitted offline; no offline rule overrides it
@@ -721,20 +722,27 @@ def _decompose(draft: Draft, run: _Run, *, llm: LLM | None) -> tuple[list[DraftC
 
 
 def read_in_place(claims: list[DraftClaim], texts: list[str]) -> list[str]:
-    """The claims' ``texts`` as the relevance check reads them: an enumerated point after the lead-in it is
+    r"""The claims' ``texts`` as the relevance check reads them: an enumerated point after the lead-in it is
     quoted under (and that lead-in after its own), because the two are one provision: "(a) the technical
     documentation referred to in Article 11;" keeps for ten years what "The provider shall, for a period
     ending 10 years ..., keep at the disposal of the national competent authorities:" says it keeps.
 
+    A table row is read under its header row, a line below it (:mod:`anchor_core.tables` reads the header's units
+    into the row's numbers).
+
     >>> read_in_place([DraftClaim("Lead:"), DraftClaim("(a) one;", lead=0)], ["Lead:", "(a) one;"])
     ['Lead:', 'Lead: (a) one;']
+    >>> read_in_place([DraftClaim("Item | Fee (USD)"), DraftClaim("Renewal | 1,200", lead=0)],
+    ...               ["Item | Fee (USD)", "Renewal | 1,200"])[1]
+    'Item | Fee (USD)\nRenewal | 1,200'
     """
     if len(claims) != len(texts):  # claims split by a decomposer are read alone
         return texts
     out: list[str] = []
     for i, (c, text) in enumerate(zip(claims, texts)):
         lead = c.lead if c.lead is not None and 0 <= c.lead < i else None
-        out.append(text if lead is None else f"{out[lead]} {text}")
+        joint = "\n" if lead is not None and tables.is_row(texts[lead]) and tables.is_row(text) else " "
+        out.append(text if lead is None else f"{out[lead]}{joint}{text}")
     return out
 
 

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from anchor_core import tables
 from anchor_core.ask.answerable import KIND_NOUN, accepted_kinds
 from anchor_core.ask.question import QuestionAnalysis, analyse, answer_values
 from anchor_core.embeddings import Embedder
@@ -63,9 +64,13 @@ def relevance(question: str, claims: Sequence[str], *, weights: dict[str, float]
         return known * sum(idf[p] for p in parts if stems[p] in have) / total if total else float(not a.parts)
 
     marks, about_any, kinded = [], False, []
+    # a quoted table row is read under the quoted header row: "Annual renewal | 1,200" under "Service | Fee (USD)"
+    # states an amount (:mod:`anchor_core.tables`)
+    table = tables.readings("\n".join(claims)) if any(tables.is_row(t) for t in claims) else {}
     for i, text in enumerate(claims):
         about = cover({stem(w) for w in words(text)}) >= min_focus or (bool(cos) and cos[i] >= min_cosine)
-        kind_ok = not accepts or any(answer_values(text, k, question, numeric=a.numeric) for k in accepts)
+        valued = table.get(text.strip()) or tables.read_text(text)
+        kind_ok = not accepts or any(answer_values(valued, k, question, numeric=a.numeric) for k in accepts)
         about_any |= about
         kinded.append(kind_ok)
         marks.append(about and kind_ok)

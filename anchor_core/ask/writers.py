@@ -25,6 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from anchor_core import tables
 from anchor_core.ask.llm import ChatClient, LLMError
 from anchor_core.ask.question import VALUE_KINDS, analyse, fits_kind
 from anchor_core.embeddings import Embedder
@@ -177,8 +178,11 @@ class ExtractiveWriter:
             c.covered = {t for t in q if t in c.stems}
             c.cov = sum(q[t] for t in c.covered) / total
         dense = self._cosines(question, cands)
+        valued = _table_readings(sources, units or {})
         for i, c in enumerate(cands):
-            fit = fits_kind(c.text, kind, lead_in=bool(c.points), point=c.lead is not None, question=question)
+            # a table row is read with the units its header names ("1,200" under "Fee (USD)" is an amount)
+            text = valued.get(c.src.unit_id, {}).get(c.text.strip(), c.text) if tables.is_row(c.text) else c.text
+            fit = fits_kind(text, kind, lead_in=bool(c.points), point=c.lead is not None, question=question)
             c.fit = fit
             c.score = (c.cov + self.dense_weight * dense[i] + self.kind_weight * fit
                        + self.source_weight * c.src.score - 0.01 * c.rank - 0.0001 * min(len(c.text), 600))
@@ -475,7 +479,21 @@ _CITATION_ENTRY = re.compile(r"^\s*(?:\.\.\s+)?\[(?:\d+|#?[\w.-]+)\]\s")
 _JSON_EXAMPLE = re.compile(r"^\s*[{\[]\s*(?:\n\s*)?\"[^\"\n]*\"\s*[:,\]]")
 
 
-def _quotable(text: str) -> bool:
+def _table_readings(sources: list[Source], units: Mapping[str, str]) -> dict[str, dict[str, str]]:
+    """Per unit, its table rows as a value test reads them (:func:`anchor_core.tables.readings`): from the unit's
+    stored text when given, which holds the header of a table that a chunk cut."""
+    out: dict[str, dict[str, str]] = {}
+    for src in sources:
+        if src.unit_id not in out and "|" in src.text:
+            out[src.unit_id] = tables.readings(units.get(src.unit_id, src.text))
+    return out
+
+
+def _quotable(text: str, rows: Mapping[str, str] | None = None) -> bool:
+    """Whether a sentence may be quoted: not a title line, a reference entry or a JSON example. ``rows``: the
+    unit's table rows (:func:`_table_heads`); a row states its cells, and a header row says what they are."""
+    if rows and text.strip() in rows:
+        return True
     if _CITATION_ENTRY.match(text) or _JSON_EXAMPLE.match(text):
         return False
     n = len(words(text))
@@ -514,13 +532,15 @@ def _all_candidates(sources: list[Source], units: Mapping[str, str]) -> list[_Ca
         if text is None or any(text[src.start:src.end] != src.text for _, src in group):
             for rank, src in group:  # no unit text: each source on its own
                 heading = {stem(w) for w in words(src.heading)}
+                rows = _table_heads(src.text)
                 out += _link([_cand(src, rank, x.start, x.end, x.text, heading, ustart=src.start + x.start)
-                              for x in sentences(src.text, max_chars=None) if _quotable(x.text)])
+                              for x in sentences(src.text, max_chars=None) if _quotable(x.text, rows)], rows)
             continue
         # the unit's sentences around its sources (a whole RFC is one unit: never segment all of it)
         lo = max(0, min(src.start for _, src in group) - _AROUND_BEFORE)
         hi = min(len(text), max(src.end for _, src in group) + _AROUND_AFTER)
-        whole = [x for x in _unit_sentences(text, lo, hi) if _quotable(x.text)]
+        rows = _table_heads(text)
+        whole = [x for x in _unit_sentences(text, lo, hi) if _quotable(x.text, rows)]
         spans = {(x.start, x.end) for x in whole}
         cands: list[_Cand] = []
         seen: set[tuple[int, int]] = set()
@@ -528,7 +548,7 @@ def _all_candidates(sources: list[Source], units: Mapping[str, str]) -> list[_Ca
             heading = {stem(w) for w in words(src.heading)}
             for x in sentences(src.text, max_chars=None):
                 key = (src.start + x.start, src.start + x.end)
-                if key in seen or not _quotable(x.text):
+                if key in seen or not _quotable(x.text, rows):
                     continue
                 seen.add(key)
                 cands.append(_cand(src, rank, x.start, x.end, x.text, heading, ustart=key[0],
@@ -540,7 +560,7 @@ def _all_candidates(sources: list[Source], units: Mapping[str, str]) -> list[_Ca
                         outside=True)
                   for x in whole if not any(a < x.end and x.start < b for a, b in ranges)]
         cands.sort(key=lambda c: (c.ustart, c.outside))
-        out += _link(cands)
+        out += _link(cands, rows)
     return out
 
 
@@ -576,8 +596,16 @@ def _fenced(c: _Cand, after: list[_Cand]) -> bool:
     return True
 
 
-def _link(out: list[_Cand]) -> list[_Cand]:
-    """Link each lead-in (a sentence ending with a colon) to the enumerated points that follow it."""
+def _table_heads(text: str) -> dict[str, str]:
+    """Each line of a table of ``text`` (:func:`anchor_core.tables.table_runs`) mapped to its table's header row."""
+    if "|" not in text:
+        return {}
+    return {line: run[0] for run in tables.table_runs(text) for line in run}
+
+
+def _link(out: list[_Cand], rows: Mapping[str, str] | None = None) -> list[_Cand]:
+    """Link each lead-in (a sentence ending with a colon) to the enumerated points that follow it, and each table
+    row to its header row (``rows``: :func:`_table_heads`)."""
     for i, c in enumerate(out):
         if not c.text.rstrip().endswith(":"):
             continue
@@ -614,12 +642,29 @@ def _link(out: list[_Cand]) -> list[_Cand]:
             if p.lead is None:
                 p.lead = c
             c.points.append(p)
+    if rows:
+        _link_tables(out, rows)
     for c in out:  # a point's words include its lead-in's (outermost first, so nested points get all)
         if c.lead is not None:
             c.stems |= c.lead.stems
         if c.continues is not None:  # and a point's further sentence its point's (in order: they come after it)
             c.stems |= c.continues.stems
     return out
+
+
+def _link_tables(out: list[_Cand], rows: Mapping[str, str]) -> None:
+    """Link each table row to its header row, as a point to its lead-in: a row is read, and quoted, under the header
+    that says what its cells are."""
+    heads: dict[str, _Cand] = {}
+    for c in out:
+        head = rows.get(c.text.strip())
+        if head is None:
+            continue
+        if c.text.strip() == head:
+            heads[head] = c
+        elif (h := heads.get(head)) is not None and c.lead is None and h.lead is None:
+            c.lead = h
+            h.points.append(c)
 
 
 _PERMIT_Q = re.compile(r"^\W*(?:(?:and|so|but|also|now)\W+)?(?:can|could|may|might)\b|\b(?:is|are) (?:it|we|they|"
