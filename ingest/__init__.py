@@ -18,10 +18,16 @@ ADAPTERS: dict[str, str] = {
 }
 
 
+# Corpora that no adapter loads but whose questions have a reference grammar: ``anchor ingest`` with no adapter
+# name, and the dashboard's uploads, store their corpus under the adapter name "uploads".
+GRAMMARS: dict[str, str] = {"uploads": "ingest.uploads.grammar:UploadsGrammar"}
+
+
 def get_adapter(name: str):
-    """The adapter instance registered under ``name``."""
+    """The adapter instance registered under ``name`` (or, for ``uploads``, the grammar its questions are read
+    with)."""
     try:
-        target = ADAPTERS[name]
+        target = ADAPTERS[name] if name in ADAPTERS else GRAMMARS[name]
     except KeyError:
         raise AdapterError(
             f"unknown corpus adapter {name!r}; choose one of: {', '.join(sorted(ADAPTERS))}"

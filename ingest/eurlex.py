@@ -30,7 +30,7 @@ _TABLE_CELL = re.compile(r"^(\([0-9a-z]+\)|[0-9]+\.)\s*\|\s+")
 _FOOTNOTE_LINK = re.compile(r"\[\(\d+\)\]\(#[^)]*\)")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _ARTICLE = re.compile(r"^Article (\d+[a-z]?)$")
-_ANNEX = re.compile(r"^ANNEX ([IVXLC]+)$")
+_ANNEX = re.compile(r"^ANNEX(?: ([IVXLC]+))?$")  # a lone "ANNEX" is an act's only annex
 _CHAPTER = re.compile(r"^CHAPTER ([IVXLC]+)$")
 _SECTION = re.compile(r"^(?:SECTION|Section) (\d+)$")
 _RECITAL = re.compile(r"^\((\d+)\)\s+")
@@ -162,7 +162,7 @@ def parse_regulation(markdown: str, doc_id: str) -> list[Unit]:
                 state = "recitals"
             continue
         if state == "recitals":
-            if block.startswith("HAVE ADOPTED THIS REGULATION"):
+            if block.startswith("HAVE ADOPTED THIS "):  # REGULATION, DIRECTIVE or DECISION
                 state, current = "body", None
                 continue
             m = _RECITAL.match(block)
@@ -173,9 +173,11 @@ def parse_regulation(markdown: str, doc_id: str) -> list[Unit]:
             elif current is not None:
                 current.blocks.append(block)
             continue
-        if block in _END_OF_BODY:
+        if block in _END_OF_BODY or (state == "body" and _ANNEX.match(block)):
+            # the annexes follow the signatures: a "* * *" rule in the EUR-Lex markdown, else the first annex heading
             state, current, expect_title = "annexes", None, None
-            continue
+            if block in _END_OF_BODY:
+                continue
         if state == "body":
             if m := _CHAPTER.match(block):
                 chapter, section, expect_title = _chapter(m.group(1)), None, "chapter"
@@ -208,8 +210,9 @@ def parse_regulation(markdown: str, doc_id: str) -> list[Unit]:
             continue
         if state == "annexes":
             if m := _ANNEX.match(block):
-                n = roman_to_int(m.group(1))
-                current = _Draft(f"annex-{n}", "annex", f"Annex {m.group(1)}", meta={"roman": m.group(1)})
+                numeral = m.group(1) or "I"
+                n = roman_to_int(numeral)
+                current = _Draft(f"annex-{n}", "annex", f"Annex {m.group(1) or ''}".strip(), meta={"roman": numeral})
                 drafts.append(current)
                 expect_title = "annex"
                 continue

@@ -42,6 +42,8 @@ class Extracted:
     edits: list[Edit] = field(default_factory=list)
     """``(start, end, original)`` provenance of every repair (see :mod:`ingest.uploads.repair`)."""
     removed: list[str] = field(default_factory=list)
+    blocks: bool = False
+    """One line per block (a paragraph, a heading, a table row): HTML and Word, whose lines are never wrapped."""
 
     @property
     def pages(self) -> int:
@@ -157,8 +159,39 @@ _BLOCK = {"p", "div", "section", "article", "main", "aside", "blockquote", "pre"
 _SKIP = {"script", "style", "noscript", "template", "svg", "head", "iframe", "object"}
 
 
+# the enumerator a layout table puts in a cell of its own before the text ("(a)", "1.", "(12)", "—"), as the EUR-Lex
+# Official Journal lays out points, paragraphs and recitals
+_LABEL_CELL = re.compile(r"[‘'\"“]?(?:\(?(?:\d{1,3}(?:\.\d{1,3})*|[a-z]{1,3}|[ivxlc]{1,6}|[A-Z])[.)]|"
+                         r"\d{1,3}(?:\.\d{1,3})+|[—–•·-])")
+
+
+def row_line(cells: list[str]) -> str:
+    """One table row as one line: its cells joined by ``" | "`` (empty cells dropped), or, for a layout row of
+    an enumerator cell and a text cell, the enumerator then the text.
+
+    >>> row_line(["", "(a)", "providers placing AI systems on the market;"])
+    '(a) providers placing AI systems on the market;'
+    >>> row_line(["Service", "Fee (USD)"]), row_line(["(a)", "x", "y"])
+    ('Service | Fee (USD)', '(a) | x | y')
+    """
+    kept = [c for c in (" ".join(c.split()) for c in cells) if c]
+    if len(kept) == 2 and _LABEL_CELL.fullmatch(kept[0]):
+        return f"{kept[0]} {kept[1]}"
+    return " | ".join(kept)
+
+
+@dataclass
+class _Row:
+    """A table row being read: its cells' text so far. ``flushed``: a table nested in one of its cells printed the
+    row's first cells already; what follows the nested table is printed as text."""
+
+    cells: list[list[str]] = field(default_factory=list)
+    flushed: bool = False
+
+
 class _HTMLText(HTMLParser):
-    """Visible text with one line per block element; heading elements are remembered."""
+    """Visible text with one line per block element and one line per table row; heading elements are
+    remembered."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -169,15 +202,47 @@ class _HTMLText(HTMLParser):
         self.in_title = False
         self.heading: tuple[int, int] | None = None  # (level, start)
         self.headings: list[Heading] = []
-        self.cell = False
+        self.rows: list[_Row] = []  # the open rows, outermost first (tables nest)
+        self.tables: list[int] = []  # per open table, how many rows were open outside it
+
+    def _cell(self) -> list[str] | None:
+        """The cell text goes to: the innermost open row's last cell, unless that row was flushed."""
+        if self.rows and self.rows[-1].cells and not self.rows[-1].flushed:
+            return self.rows[-1].cells[-1]
+        return None
 
     def _newline(self) -> None:
+        cell = self._cell()
+        if cell is not None:
+            if cell and not cell[-1].endswith(" "):
+                cell.append(" ")  # a block inside a cell: the cell is still one line
+            return
         if self.parts and not self.parts[-1].endswith("\n"):
             self._emit("\n")
 
     def _emit(self, s: str) -> None:
+        cell = self._cell()
+        if cell is not None:
+            cell.append(s)
+            return
         self.parts.append(s)
         self.size += len(s)
+
+    def _close_rows(self, keep: int) -> None:
+        """Print and close the open rows beyond the first ``keep``."""
+        while len(self.rows) > keep:
+            row = self.rows.pop()
+            if not row.flushed:
+                self._flush_row(row)
+            self._newline()
+
+    def _flush_row(self, row: _Row) -> None:
+        line = row_line(["".join(c) for c in row.cells])
+        row.flushed = True
+        if line:
+            self._newline()
+            self._emit(line)
+            self._newline()
 
     def handle_starttag(self, tag, attrs):
         if tag in _SKIP:
@@ -188,14 +253,19 @@ class _HTMLText(HTMLParser):
         elif tag == "br":
             self._emit("\n")
         elif tag in ("td", "th"):
-            if self.cell:
-                self._emit(" | ")
-            self.cell = True
+            if self.rows and not self.rows[-1].flushed:
+                self.rows[-1].cells.append([])
+        elif tag == "table":
+            self._newline()
+            self.tables.append(len(self.rows))
+        elif tag == "tr":
+            self._close_rows(self.tables[-1] if self.tables else 0)  # a row whose </tr> the markup left out
+            if self._cell() is not None:  # a table inside a cell: the outer row so far is a line of its own
+                self._flush_row(self.rows[-1])
+            self.rows.append(_Row())
         elif tag in _BLOCK:
             self._newline()
-            if tag == "tr":
-                self.cell = False
-            if len(tag) == 2 and tag[0] == "h" and tag[1].isdigit():
+            if len(tag) == 2 and tag[0] == "h" and tag[1].isdigit() and self._cell() is None:
                 self.heading = (int(tag[1]), self.size)
 
     def handle_endtag(self, tag):
@@ -203,6 +273,12 @@ class _HTMLText(HTMLParser):
             self.skip = max(0, self.skip - 1)
         elif tag == "title":
             self.in_title = False
+        elif tag == "tr":
+            if self.rows and len(self.rows) > (self.tables[-1] if self.tables else 0):
+                self._close_rows(len(self.rows) - 1)
+        elif tag == "table":
+            self._close_rows(self.tables.pop() if self.tables else 0)
+            self._newline()
         elif tag in _BLOCK:
             if self.heading and tag == f"h{self.heading[0]}":
                 level, start = self.heading
@@ -247,7 +323,7 @@ def extract_html(data: bytes) -> Extracted:
             heads.append(Heading(at, h.level, h.text))
             pos = at + len(h.text)
     title = " ".join(parser.title.split()) or next((h.text for h in heads if h.level == 1), "")
-    return Extracted(text=clean, headings=heads, title=title)
+    return Extracted(text=clean, headings=heads, title=title, blocks=True)
 
 
 def extract_docx(data: bytes) -> Extracted:
@@ -288,7 +364,7 @@ def extract_docx(data: bytes) -> Extracted:
                     t = " ".join(cell.text.split())
                     if not cells or cells[-1] != t:  # merged cells repeat their text
                         cells.append(t)
-                line = " | ".join(cells).strip(" |")
+                line = row_line(cells)
                 if line:
                     lines.append(line)
                     pos += len(line) + 1
@@ -297,5 +373,5 @@ def extract_docx(data: bytes) -> Extracted:
         warnings.append(f"{auto_numbered} paragraphs use Word's automatic numbering, which is not part of the text; "
                         "clause numbers may be missing (export to PDF keeps them)")
     title = (d.core_properties.title or "").strip() or next((h.text for h in heads if h.level <= 1), "")
-    return Extracted(text="\n".join(lines) + "\n", headings=heads, title=title, warnings=warnings)
+    return Extracted(text="\n".join(lines) + "\n", headings=heads, title=title, warnings=warnings, blocks=True)
 

@@ -243,6 +243,7 @@ def ingest_uploads(store: Store, embedder: Embedder, files: Iterable[Upload | tu
             res.warnings += ex.warnings
             title = ex.title or PurePosixPath(up.name).stem
             structure = split(ex, doc_id, title)
+            title = structure.title or title  # an EU act's designation, not its web page's file name
             chunks = [c for u in structure.units for c in chunks_of(u, structure.found, title)]
             res.timings["extract"] = time.perf_counter() - t
             texts = [c.embed_text for c in chunks]

@@ -14,6 +14,11 @@ references that
   of Regulation (EU) 2016/679`` points outside the corpus and is kept unresolved;
 - defined terms: ``"Insured Person" means ...`` (or ``(the "Supplier")``) makes each later use
   of *Insured Person* in another part a reference to the definition (once per part).
+
+An EU act read by its own grammar (:mod:`ingest.uploads.euact`) keeps that grammar for its references too
+(:func:`ingest.eurlex_refs.extract_references`: "Article 6(2)", "paragraphs 1 to 4" of the same article, "point
+(a) of Annex III", "Chapters I and II" and "Section 4 of Chapter III" expanded to their articles), with the act's
+own ids.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from pathlib import PurePosixPath
 
 from anchor_core.models import Document, Reference, Unit
 from ingest.base import part_at
+from ingest.containers import expand, members
+from ingest.eurlex_refs import extract_references
 from ingest.uploads.structure import BODY, SERIES, series_key
 
 _NUM = r"\d{1,3}(?:\.\d{1,3})*(?:\([a-z0-9]{1,4}\))*"
@@ -165,6 +172,11 @@ def find_references(documents: list[Document], units: list[Unit], catalogue: Cat
     cat = catalogue or Catalogue(documents, units)
     out: list[Reference] = []
     for u in units:
+        if u.meta.get("grammar") == "eurlex":
+            act = _act_references(u, cat)
+            out += act
+            out += [r for r in _documents(u, cat) if not any(a.start <= r.start < a.end for a in act)]
+            continue
         structural = _structural(u, cat)
         spans = [(r.start, r.end) for r in structural]
         out += structural
@@ -173,6 +185,27 @@ def find_references(documents: list[Document], units: list[Unit], catalogue: Cat
         # "clause 2 of the Data Processing Addendum" is one reference, not two.
         out += [r for r in _documents(u, cat) if not any(a <= r.start < b for a, b in spans)]
     return out
+
+
+def _act_references(u: Unit, cat: Catalogue) -> list[Reference]:
+    """The references of a unit of an EU act, read with the EUR-Lex grammar on the act's own ids (``article-6``)
+    and returned with the document's (``eu-ai-act/article-6``); a reference to a chapter or section becomes one to
+    each of its articles."""
+    prefix = f"{u.doc_id}/"
+
+    def own(x: str) -> str:
+        return x[len(prefix):] if x.startswith(prefix) else x
+
+    bare = u.model_copy(update={"unit_id": own(u.unit_id),
+                                "containers": [c.model_copy(update={"id": own(c.id)}) for c in u.containers]})
+    found = [r.model_copy(update={"src_unit": u.unit_id,
+                                  "dst_unit": prefix + r.dst_unit if r.dst_unit else None,
+                                  "container": prefix + r.container if r.container else None})
+             for r in extract_references(bare)]
+    if not any(r.container for r in found):
+        return found
+    cat._need(u.doc_id)
+    return expand(found, members(x for x in cat.units.values() if x.doc_id == u.doc_id))
 
 
 def _ref(u: Unit, start: int, end: int, dst_unit: str | None, dst_part: str | None = None) -> Reference:
@@ -203,6 +236,11 @@ def _where(u: Unit, end: int, cat: Catalogue) -> tuple[str, str | None, int] | N
             re.search(r"\b(?:Act|Regulations?|Directive|Code|Ordinance|Rules)\b", where):
         return "external", None, m.end()
     return None
+
+
+def structural_references(u: Unit, cat: Catalogue) -> list[Reference]:
+    """The clause, section, article, schedule and annex references of ``u`` (no list items, terms or titles)."""
+    return _structural(u, cat)
 
 
 def _structural(u: Unit, cat: Catalogue) -> list[Reference]:

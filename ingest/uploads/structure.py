@@ -10,14 +10,18 @@ sentence, a blank line or another heading, so a wrapped line that happens to beg
 - bare numbers: ``12.`` / ``12`` followed by a short capitalised title (``12. TERMINATION``)
   start body unit 12 when the numbering goes forward; ``12.3`` / ``12.3.1`` are numbered
   parts of unit 12 (a ``2.1`` with no ``2.`` heading before it opens unit 2); inside a
-  schedule or annex, numbers are that schedule's own paragraphs;
+  schedule or annex, numbers are that schedule's own paragraphs; under a keyword heading
+  (``Article 4``), an untitled ``2. The provider shall ...`` is that unit's paragraph ``4(2)``;
 - list items ``(a)``, ``(b)``, ``(i)``, ``(ii)`` become parts labelled after their parent
   (``12.3(b)``) and stay inside the parent's chunk;
 - a short line in capitals (``DEFINITIONS``) or a markup heading (HTML ``<h2>``, Markdown
   ``##``, Word "Heading 2") without a number starts a named unit.
 
 When none of that is found, the document is cut into sized windows with overlap (per page
-for a PDF) and :attr:`Structure.found` says so.
+for a PDF) and :attr:`Structure.found` says so. In a PDF a line that does not end a sentence may be
+wrapped text, so the line after it starts no heading; HTML and Word lines are whole blocks and never
+wrapped. An EU act as EUR-Lex publishes it is read by its own grammar instead
+(:mod:`ingest.uploads.euact`).
 """
 
 from __future__ import annotations
@@ -96,6 +100,8 @@ class Structure:
     how: str
     """What was found, for the per-file summary: ``numbered clauses (14 units, 37 parts)``."""
     units: list[Unit] = field(default_factory=list)
+    title: str = ""
+    """The document's title as its own text states it (an EU act's designation), when that is known."""
 
 
 def _lines(text: str):
@@ -108,6 +114,12 @@ def _lines(text: str):
 def _heading_like(title: str) -> bool:
     t = title.strip()
     return bool(t) and len(t) <= 80 and (t[0].isupper() or t[0] in "\"“‘(") and not t.endswith((",", ";"))
+
+
+def _titled(title: str) -> bool:
+    """A numbered line's rest that is a heading ("Scope", "TERMINATION"), not a sentence ("The registered office is
+    in Abu Dhabi.")."""
+    return _heading_like(title) and not title.rstrip().endswith((".", ":", ";", "!", "?"))
 
 
 def _caps_heading(s: str) -> bool:
@@ -126,6 +138,8 @@ class _Splitter:
         self.used: set[tuple[str, str]] = set()
         self.last_top = 0
         self.series_mode = False
+        self.keyword_body = False  # the current unit opened with a keyword heading ("Article 4")
+        self.untitled = False  # that heading's line held no title: the next line may be it ("Article 4" / "Scope")
         self.numbered: tuple[str, int] | None = None  # innermost numbered part: (label, depth)
         self.items: list[tuple[str, str, int]] = []  # open list items: (style, letter, depth)
         self.hints = {h.start: h for h in ex.headings}
@@ -137,7 +151,9 @@ class _Splitter:
 
     # -- recording ------------------------------------------------------------------------
 
-    def unit(self, h: _Head) -> None:
+    def unit(self, h: _Head, keyword: bool = False) -> None:
+        self.keyword_body = keyword and h.ns == "body"
+        self.untitled = keyword and not h.title
         self.heads.append(h)
         self.used.add((h.ns, h.key))
         self.numbered = None
@@ -199,6 +215,13 @@ class _Splitter:
                 prev_ok = True
                 continue
             at = start + len(line) - len(line.lstrip())
+            if self.untitled:
+                self.untitled = False
+                if _titled(s) and len(s) <= 120 and not _NUM_HEAD.match(s) and not _KW_HEAD.match(s) \
+                        and not _ITEM.match(s):
+                    self.heads[-1].title = s  # "Article 4" then "Scope" on a line of its own
+                    prev_ok, first = True, False
+                    continue
             hint = self.hints.get(at) or self.hints.get(start)
             is_head = self.line(s, at, hint, prev_ok or hint is not None, first)
             if not is_head and self.heads and (prev_ok or self.items):
@@ -207,8 +230,9 @@ class _Splitter:
                     self.list_item(it.group("i"), at)
             first = False
             # A heading follows a finished sentence or a short line (a title); a long line that
-            # does not end a sentence is wrapped text, and its next line cannot start a heading.
-            prev_ok = is_head or bool(_SENTENCE_END.search(s)) or len(s) <= SHORT_LINE
+            # does not end a sentence is wrapped text, and its next line cannot start a heading
+            # (unless lines are blocks, as in HTML and Word, where none is wrapped).
+            prev_ok = self.ex.blocks or is_head or bool(_SENTENCE_END.search(s)) or len(s) <= SHORT_LINE
 
     def line(self, s: str, at: int, hint, may_head: bool, first: bool) -> bool:
         if not may_head:
@@ -255,7 +279,7 @@ class _Splitter:
             return self.numbered_part(num, title, at)
         if ("body", top) in self.used:
             return False
-        self.unit(_Head(at, "body", top, f"{kw.capitalize()} {top}", title, "section"))
+        self.unit(_Head(at, "body", top, f"{kw.capitalize()} {top}", title, "section"), keyword=True)
         self.last_top = int(top)
         return True
 
@@ -271,6 +295,11 @@ class _Splitter:
         if len(comps) > 1:
             return self.numbered_part(num, title, at)
         k = int(num)
+        run_in = _RUN_IN.match(title)
+        if self.keyword_body and self.heads and not marked and not _titled(title) and not (
+                run_in and _heading_like(run_in.group("title"))):
+            # "2. This Regulation lays down:" under "Article 1": the article's paragraph 2, not clause 2
+            return self.paragraph(k, at)
         # a heading the markup marks ("## 9. Limitation of liability") may skip numbers; a bare line may not
         forward = (self.last_top == 0 and k <= 3) or self.last_top < k <= self.last_top + 3 or \
             (marked and k > self.last_top)
@@ -279,7 +308,6 @@ class _Splitter:
         # a run-in heading ("5. Corrective action. A supplier must correct ...") titles the clause; a clause
         # with no title ("12. The Supplier shall deliver the goods within 30 days of ...") starts one when it is
         # the very next number
-        run_in = _RUN_IN.match(title)
         if run_in and _heading_like(run_in.group("title")):
             title = run_in.group("title")
         elif not _heading_like(title):
@@ -288,6 +316,14 @@ class _Splitter:
             title = ""
         self.unit(_Head(at, "body", str(k), str(k), title, "section"))
         self.last_top = k
+        return True
+
+    def paragraph(self, k: int, at: int) -> bool:
+        """Numbered paragraph ``k`` of the current keyword-headed unit, labelled as the unit's ``4(2)``."""
+        label = f"{self.heads[-1].key}({k})"
+        self.numbered = (label, 2)
+        self.items.clear()
+        self.part(_PartHead(at, 2, label))
         return True
 
     def named(self, name: str, at: int) -> None:
@@ -310,7 +346,13 @@ def _page_marks(page_starts: list[int], a: int, b: int) -> list[list[int]]:
 
 
 def split(ex: Extracted, doc_id: str, title: str) -> Structure:
-    """Units of one document; see the module docstring."""
+    """Units of one document; see the module docstring. An EU act as EUR-Lex publishes it is read by its own
+    grammar (:mod:`ingest.uploads.euact`)."""
+    from ingest.uploads.euact import split_act  # it builds on this module's Structure
+
+    act = split_act(ex, doc_id)
+    if act is not None:
+        return act
     sp = _Splitter(ex)
     sp.run()
     text = ex.text
@@ -351,7 +393,7 @@ def split(ex: Extracted, doc_id: str, title: str) -> Structure:
     for ns in SERIES:
         k = sum(h.ns == ns for h in heads)
         if k:
-            desc.append(f"{k} {ns}{'s' if k > 1 else ''}")
+            desc.append(f"{k} {ns}{('es' if ns.endswith('x') else 's') if k > 1 else ''}")
     named = sum(h.ns == "named" for h in heads)
     if named:
         desc.append(f"{named} headed section{'s' if named > 1 else ''}")

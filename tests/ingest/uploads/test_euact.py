@@ -1,0 +1,137 @@
+"""An EU act uploaded as EUR-Lex publishes it (the Official Journal's HTML, laid out in tables) is read as the bundled
+acts are: recitals, articles with paragraphs, chapters and sections as containers, annexes, the act's references and
+its title; questions over it name its units. A document with "Article N" headings that is no act keeps its numbered
+paragraphs inside their article."""
+
+from __future__ import annotations
+
+import pytest
+
+from anchor_core import workspace
+from anchor_core.ask import AskSettings, ask
+from anchor_core.embeddings import HashEmbedder
+from anchor_core.named import named_references, use_adapters
+from anchor_core.stores.sqlite import SQLiteStore
+from ingest import get_adapter
+from ingest.uploads.euact import act_title, is_act, split_act
+from ingest.uploads.extract import Extracted, extract, row_line
+from ingest.uploads.structure import split
+
+
+def _point(label: str, text: str, inner: str = "") -> str:
+    """A point or recital as the Official Journal lays it out: a label cell and a text cell."""
+    return (f'<table width="100%"><col width="4%"/><col width="96%"/><tbody><tr><td valign="top"><p>{label}</p></td>'
+            f'<td valign="top"><p>{text}</p>{inner}</td></tr></tbody></table>')
+
+
+ACT = ("<html><head><title>L_209900001EN.000101.fmx.xml</title></head><body>"
+       "<table><tr><td><p>Official Journal<br/>of the European Union</p></td><td><p>EN</p></td></tr></table>"
+       "<p>REGULATION (EU) 2099/1 OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL</p><p>of 1 January 2099</p>"
+       "<p>on the safety of widgets (Widget Safety Act)</p><p>(Text with EEA relevance)</p>"
+       "<p>THE EUROPEAN PARLIAMENT AND THE COUNCIL OF THE EUROPEAN UNION,</p><p>Whereas:</p>"
+       + _point("(1)", "Widgets should be safe for their users.")
+       + _point("(2)", "Providers of widgets should keep records for a reasonable period.")
+       + "<p>HAVE ADOPTED THIS REGULATION:</p>"
+       "<p>CHAPTER I</p><p>GENERAL PROVISIONS</p><p>Article 1</p><p>Subject matter</p>"
+       "<p>1. This Regulation lays down rules for widgets.</p>"
+       + _point("2.", "This Regulation applies to:",
+                _point("(a)", "providers of widgets;") + _point("(b)", "importers of widgets."))
+       + "<p>CHAPTER II</p><p>OBLIGATIONS</p><p>SECTION 1</p><p>Obligations of providers of widgets and others</p>"
+       "<p>Article 2</p><p>Records</p>"
+       "<p>1. Providers shall keep the records listed in Annex I for 10 years.</p>"
+       "<p>2. The records referred to in paragraph 1 shall be kept in an electronic form.</p>"
+       "<p>Article 3</p><p>Entry into force and application</p>"
+       "<p>This Regulation shall apply from 1 January 2100. Chapters I and II shall apply from 1 July 2100.</p>"
+       "<p>Done at Brussels, 1 January 2099.</p><p>For the European Parliament</p><p>The President</p>"
+       "<p>ANNEX I</p><p>Records to be kept</p>"
+       + _point("1.", "The name of the widget;") + _point("2.", "The date of its manufacture.")
+       + "</body></html>").encode()
+
+
+@pytest.fixture()
+def act() -> Extracted:
+    return extract("html", ACT)
+
+
+def test_layout_tables_become_labelled_lines_and_data_tables_rows(act):
+    lines = act.text.splitlines()
+    assert "(1) Widgets should be safe for their users." in lines
+    assert "2. This Regulation applies to:" in lines  # the row's text before the table nested in its cell
+    assert "(a) providers of widgets;" in lines and "(b) importers of widgets." in lines
+    assert not any(line.strip() in ("|", "") for line in lines)
+    assert row_line(["", "(c)", "text"]) == "(c) text" and row_line(["Service", "Fee (USD)"]) == "Service | Fee (USD)"
+
+
+def test_an_act_is_read_by_its_own_grammar(act):
+    assert is_act(act.text)
+    st = split_act(act, "widgets")
+    assert st is not None and st.title == "Regulation (EU) 2099/1 (Widget Safety Act)"
+    units = {u.unit_id: u for u in st.units}
+    assert list(units) == ["widgets/recital-1", "widgets/recital-2", "widgets/article-1", "widgets/article-2",
+                           "widgets/article-3", "widgets/annex-1"]
+    assert units["widgets/recital-2"].kind == "recital"
+    a1, a2 = units["widgets/article-1"], units["widgets/article-2"]
+    assert a1.title == "Subject matter" and [p.label for p in a1.parts] == ["1", "2"]
+    assert "(a) providers of widgets;" in a1.text
+    assert [c.display for c in a2.containers] == ["Chapter II — Obligations",
+                                                  "Section 1 — Obligations of providers of widgets and others"]
+    assert a2.containers[0].id == "widgets/chapter-ii"
+    assert a2.meta["ns"] == "body" and a2.meta["key"] == "2" and units["widgets/annex-1"].meta["key"] == "1"
+    # the signatures after the last article are not law, and the annex is its own unit
+    assert "Done at" not in units["widgets/article-3"].text
+    assert units["widgets/annex-1"].title == "Records to be kept"
+    assert "The name of the widget" in units["widgets/annex-1"].text
+    assert split(act, "widgets", "x").how == st.how == "EU act: 3 articles, 2 recitals, 1 annex, 2 chapters"
+
+
+def test_a_text_without_the_enacting_formula_is_no_act():
+    text = "Whereas:\n(1) Recital.\nArticle 1\nScope\n1. It applies.\nArticle 2\nDates\n1. From 2100.\n"
+    assert not is_act(text) and split_act(Extracted(text=text, blocks=True), "d") is None
+    assert act_title("Policy on widgets") == ""
+
+
+@pytest.fixture()
+def uploaded(tmp_path):
+    store = SQLiteStore(tmp_path / "a.db")
+    emb = HashEmbedder()
+    res = workspace.upload_files(store, emb, [("widgets.html", ACT)], corpus="acts")
+    return store, emb, res
+
+
+def test_an_uploaded_act_resolves_its_references_with_the_act_grammar(uploaded):
+    store, _, res = uploaded
+    assert res[0].structure.startswith("EU act: 3 articles")
+    assert store.documents("acts")[0].title == "Regulation (EU) 2099/1 (Widget Safety Act)"
+    refs = store.references_from("acts", ["widgets/article-2", "widgets/article-3"], unresolved=True)
+    got = {(r.src_unit.split("/")[1], r.raw, r.dst_unit, r.dst_part) for r in refs}
+    assert ("article-2", "Annex I", "widgets/annex-1", None) in got
+    assert ("article-2", "paragraph 1", "widgets/article-2", "1") in got  # its own paragraph, not Article 1
+    # "Chapters I and II" reaches every article of both chapters
+    assert {r.dst_unit for r in refs if r.raw == "Chapters I and II"} == {"widgets/article-1", "widgets/article-2"}
+
+
+def test_a_question_names_the_uploaded_act_s_units(uploaded):
+    store, emb, _ = uploaded
+    use_adapters(get_adapter)
+    try:
+        named = named_references("What must be kept under Article 2(1) and Annex I?", store=store, corpus="acts")
+        assert [(r.dst_unit, r.dst_part, r.resolved) for r in named] == [("widgets/article-2", "1", True),
+                                                                         ("widgets/annex-1", None, True)]
+        assert [r.dst_unit for r in named_references("What does Chapter I cover?", store=store, corpus="acts")] \
+            == ["widgets/article-1"]
+        rep = ask("What records does Annex I list?", store=store, embedder=emb, corpus="acts", settings=AskSettings())
+        assert any(s.unit_id == "widgets/annex-1" and s.named for s in rep.sources)
+    finally:
+        use_adapters(None)
+
+
+def test_articles_of_a_document_that_is_no_act_keep_their_numbered_paragraphs():
+    text = ("Articles of Association\nArticle 1\nName\n1. The name of the company is Acme Ltd.\n"
+            "2. The registered office is in Abu Dhabi.\nArticle 2\nObjects\n1. The objects are unrestricted.\n"
+            "5. The directors may borrow money:\n(a) from banks;\n(b) from shareholders.\nArticle 3\nDirectors\n"
+            "The company shall have at least two directors.\n")
+    st = split(Extracted(text=text, blocks=True), "d", "Articles of Association")
+    units = {u.heading: u for u in st.units}
+    assert list(units) == ["Article 1", "Article 2", "Article 3"]
+    assert units["Article 1"].title == "Name" and units["Article 3"].title == "Directors"
+    assert [p.label for p in units["Article 2"].parts] == ["2(1)", "2(5)", "2(5)(a)", "2(5)(b)"]
