@@ -50,7 +50,7 @@ _PERIOD_NOUN = (r"(?:periods?|deadlines?|time ?limits?|time ?frames?|durations?|
                 r"terms?(?!\s*[‘'\"“]|\s+(?:and conditions|covers?|means?|refers?|includes?|describes?)\b)|"
                 r"window|validity|retention)")
 _BODY_NOUN = (r"(?:authorit(?:y|ies)|bod(?:y|ies)|boards?|committees?|councils?|agenc(?:y|ies)|offices?|"
-              r"officers?|courts?|regulators?|persons?|people|individuals?|organi[sz]ations?|institutions?|"
+              r"officers?|officials?|courts?|regulators?|persons?|people|individuals?|organi[sz]ations?|institutions?|"
               r"supervisors?|managers?|members?|entit(?:y|ies)|"
               # an organisation's roles and units ("the department head", "the HR director", "the finance team")
               r"heads?|directors?|chair(?:person)?s?|teams?|departments?|secretariats?|administrators?|auditors?|"

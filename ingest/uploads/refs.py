@@ -39,6 +39,9 @@ _NUM = r"\d{1,3}(?:\.\d{1,3})*(?:\([a-z0-9]{1,4}\))*"
 _BODY_REF = re.compile(
     rf"\b(?P<kw>(?:sub-?)?clauses?|sections?|articles?|paragraphs?)\s+(?P<nums>{_NUM}"
     rf"(?:\s*(?:,|and|or|to|-|–)\s*{_NUM})*)", re.I)
+# "§ 164.404", "§ 164.404(a)(2)", "§§ 164.404 and 164.406", "§ 5": a section by its whole number, with its parts
+_SIGN_NUM = r"\d{1,5}(?:\.\d{1,5})*[a-z]?(?:\([a-z0-9]{1,4}\))*"
+_SIGN_REF = re.compile(rf"§§?\s*(?P<nums>{_SIGN_NUM}(?:\s*(?:,|and|or|through|to|-|–)\s*(?:§\s*)?{_SIGN_NUM})*)")
 _SERIES_REF = re.compile(r"\b(?P<kw>schedules?|annex(?:es)?|appendix|appendices|exhibits?)\s+"
                          r"(?P<n>\d{1,3}|[IVXLC]{1,6}\b|[A-Z]\b)", re.I)
 _OF = re.compile(r"\s+(?:of|in|to|under)\s+(?:the\s+)?(?P<where>this\s+(?:Agreement|Contract|Policy|Deed|Document"
@@ -270,8 +273,22 @@ def _structural(u: Unit, cat: Catalogue) -> list[Reference]:
                 continue
             if not kw.startswith(("paragraph", *BODY, "sub")):
                 continue
-            target = cat.body(doc, top) if doc else None
+            # "section 164.404" of a regulation whose sections are numbered whole (§ 164.404), else clause 4's 4.2
+            whole = num.split("(")[0]
+            target = (cat.body(doc, whole) or cat.body(doc, top)) if doc else None
             refs.append(_ref(u, m.start(), end, target, cat.part_of(target, num) if target else None))
+    for m in _SIGN_REF.finditer(u.text):
+        where = _where(u, m.end(), cat)
+        end = where[2] if where else m.end()
+        spans.append((m.start(), end))
+        for num in re.findall(_SIGN_NUM, m.group("nums")):
+            if where and where[0] != "doc":
+                refs.append(_ref(u, m.start(), end, None))  # "§ 552 of title 5": another text
+                continue
+            doc = where[1] if where else u.doc_id
+            key, _, rest = num.partition("(")
+            target = cat.body(doc, key) if doc else None
+            refs.append(_ref(u, m.start(), end, target, cat.part_of(target, num) if target and rest else None))
     for m in _SERIES_REF.finditer(u.text):
         if any(a <= m.start() < b for a, b in spans):
             continue  # "paragraph 3 of Schedule 2" was taken above

@@ -6,7 +6,8 @@ sentence, a blank line or another heading, so a wrapped line that happens to beg
 
 - keyword headings: ``Clause 12``, ``Section 4.2``, ``Article 5`` (the body), ``Schedule 3``,
   ``Annex II``, ``Appendix A``, ``Exhibit 1`` (each its own series); the rest of the line is
-  the title;
+  the title; a section sign names a section by its whole number (``§ 164.404 Notification to
+  individuals.`` is section ``164.404``, as a US regulation numbers them, not part 404 of 164);
 - bare numbers: ``12.`` / ``12`` followed by a short capitalised title (``12. TERMINATION``)
   start body unit 12 when the numbering goes forward; ``12.3`` / ``12.3.1`` are numbered
   parts of unit 12 (a ``2.1`` with no ``2.`` heading before it opens unit 2); inside a
@@ -39,6 +40,7 @@ SERIES = ("schedule", "annex", "appendix", "exhibit")
 _KW = "|".join(k.capitalize() + "|" + k.upper() for k in (*BODY, *SERIES))
 _KW_HEAD = re.compile(rf"^(?:#+\s*)?(?P<kw>{_KW})\s+(?P<num>\d{{1,3}}(?:\.\d{{1,3}})*|[IVXLC]{{1,6}}|[A-Z])"
                       r"(?![\w.]*\w)\.?(?:\s*[:.\-–—]\s*|\s+|$)(?P<title>.*)$")
+_SIGN_HEAD = re.compile(r"^(?:#+\s*)?§\s*(?P<num>\d{1,5}(?:\.\d{1,5})*[a-z]?)\.?(?:\s+(?P<title>.*))?$")
 _NUM_HEAD = re.compile(r"^(?:#+\s*)?(?P<num>\d{1,3}(?:\.\d{1,3}){0,3})(?P<dot>\.?)[ \t]+(?P<title>\S.*)$")
 _RUN_IN = re.compile(r"^(?P<title>[A-Z][^.:;!?]{0,58}[^\s.:;!?])[.:]\s+[A-Z(\"“]")
 _ITEM = re.compile(r"^\(?(?P<i>[a-z]{1,2}|[ivx]{1,5}|[A-Z])\)[ \t]+\S")
@@ -237,6 +239,9 @@ class _Splitter:
     def line(self, s: str, at: int, hint, may_head: bool, first: bool) -> bool:
         if not may_head:
             return False
+        sign = _SIGN_HEAD.match(s)
+        if sign and len(sign.group("title") or "") <= 120:
+            return self.section_sign(sign.group("num"), (sign.group("title") or "").strip(), at)
         m = _KW_HEAD.match(s)
         if m and len(m.group("title")) <= 120:
             return self.keyword(m.group("kw").lower(), m.group("num"), m.group("title").strip(), at)
@@ -281,6 +286,13 @@ class _Splitter:
             return False
         self.unit(_Head(at, "body", top, f"{kw.capitalize()} {top}", title, "section"), keyword=True)
         self.last_top = int(top)
+        return True
+
+    def section_sign(self, num: str, title: str, at: int) -> bool:
+        """``§ 164.404 Notification to individuals.``: section ``164.404`` of the body, numbered as written."""
+        if ("body", num) in self.used or self.series_mode:
+            return False
+        self.unit(_Head(at, "body", num, f"§ {num}", title.rstrip("."), "section"), keyword=True)
         return True
 
     def number(self, num: str, title: str, at: int, marked: bool = False) -> bool:
@@ -415,7 +427,7 @@ def _plain(line: str) -> str:
 def _unit_id(doc_id: str, h: _Head, taken: set[str]) -> str:
     if h.ns == "body":
         kw = h.heading.split()[0].lower() if " " in h.heading else ""
-        key = f"{kw}-{h.key}" if kw in BODY else h.key
+        key = f"{kw}-{h.key}" if kw in BODY else f"section-{h.key}" if kw == "§" else h.key
     elif h.ns in SERIES:
         key = f"{h.ns}-{h.key}"
     else:

@@ -77,3 +77,39 @@ def test_markup_headings_may_skip_numbers_and_a_forward_numbered_paragraph_opens
     assert "9" in units and units["9"][1].startswith("9.1 Service Credits")
     # ... but not a number that starts a lower-case phrase
     assert "5" not in units_of(plain + "\n5.5 million requests were served in the first month.\n")
+
+
+def test_a_section_sign_names_a_section_by_its_whole_number_and_references_reach_it(tmp_path):
+    from anchor_core import workspace
+    from anchor_core.embeddings import HashEmbedder
+    from anchor_core.named import named_references, use_adapters
+    from anchor_core.stores.sqlite import SQLiteStore
+    from ingest import get_adapter
+
+    text = ("# PART 164\n\n### § 164.404 Notification to individuals.\n\n(a) Standard. A covered entity shall notify "
+            "each individual.\n\n(b) Timeliness. Except as provided in § 164.412, a covered entity shall provide the "
+            "notification required by paragraph (a) of this section no later than 60 calendar days after discovery."
+            "\n\n### § 164.408 Notification to the Secretary.\n\n(a) Standard. A covered entity shall, following "
+            "the discovery of a breach as provided in § 164.404(a), notify the Secretary.\n\n"
+            "### § 164.412 Law enforcement delay.\n\nA covered entity shall delay a notification for the time a law "
+            "enforcement official specifies.\n")
+    units = {u.heading: u for u in split(Extracted(text=text), "hipaa", "Part 164").units}
+    assert [h for h in units if h != "Preamble"] == ["§ 164.404", "§ 164.408", "§ 164.412"]
+    assert units["§ 164.404"].unit_id == "hipaa/section-164.404"
+    assert units["§ 164.404"].title == "Notification to individuals"
+    assert [p.label for p in units["§ 164.404"].parts] == ["164.404(a)", "164.404(b)"]
+
+    store = SQLiteStore(tmp_path / "a.db")
+    workspace.upload_files(store, HashEmbedder(), [("hipaa.md", text.encode())], corpus="regs")
+    refs = store.references_from("regs", store.unit_ids("regs"), unresolved=True)
+    got = {(r.src_unit, r.raw, r.dst_unit, r.dst_part) for r in refs}
+    assert ("hipaa/section-164.404", "§ 164.412", "hipaa/section-164.412", None) in got
+    assert ("hipaa/section-164.408", "§ 164.404(a)", "hipaa/section-164.404", "164.404(a)") in got
+    assert all(r.resolved for r in refs)
+    use_adapters(get_adapter)
+    try:  # a question names a section with the sign, or as "section 164.408"
+        for q in ("What does § 164.404(b) require?", "What does section 164.408 require?"):
+            named = named_references(q, store=store, corpus="regs")
+            assert named and named[0].resolved and named[0].dst_unit.startswith("hipaa/section-164.40"), q
+    finally:
+        use_adapters(None)
