@@ -135,3 +135,15 @@ def test_articles_of_a_document_that_is_no_act_keep_their_numbered_paragraphs():
     assert list(units) == ["Article 1", "Article 2", "Article 3"]
     assert units["Article 1"].title == "Name" and units["Article 3"].title == "Directors"
     assert [p.label for p in units["Article 2"].parts] == ["2(1)", "2(5)", "2(5)(a)", "2(5)(b)"]
+
+
+def test_the_uploaded_act_eval_skips_cleanly_without_the_shared_corpora(tmp_path, monkeypatch, capsys):
+    import eval.uploaded_act as ev
+
+    monkeypatch.setattr(ev, "CORPORA", tmp_path / "no-such-folder")
+    assert ev.main(["--workspace", str(tmp_path / "ws")]) == 0
+    assert "skipped: no shared corpora" in capsys.readouterr().out
+    rows = [{"unanswerable": True, "refused": True, "gold_quoted": False},
+            {"unanswerable": False, "refused": False, "gold_quoted": True}]
+    assert ev.tally(rows) == ("unanswerable refused 1/1; answerable falsely refused 0/1; answered with a gold unit "
+                              "quoted 1")
