@@ -271,6 +271,11 @@ def _structural(u: Unit, cat: Catalogue) -> list[Reference]:
             if kw.startswith("paragraph") and u.meta.get("ns") in SERIES and not where:
                 refs.append(_ref(u, m.start(), end, u.unit_id, cat.part_of(u.unit_id, num)))
                 continue
+            own = f"{u.meta.get('key')}({num})"
+            if kw.startswith("paragraph") and not where and own in cat.labels.get(u.unit_id, set()):
+                # "paragraphs 2 to 5" in Article 10, whose numbered paragraphs are 10(1), 10(2), ...: its own
+                refs.append(_ref(u, m.start(), end, u.unit_id, own))
+                continue
             if not kw.startswith(("paragraph", *BODY, "sub")):
                 continue
             # "section 164.404" of a regulation whose sections are numbered whole (§ 164.404), else clause 4's 4.2

@@ -118,10 +118,16 @@ def _heading_like(title: str) -> bool:
     return bool(t) and len(t) <= 80 and (t[0].isupper() or t[0] in "\"“‘(") and not t.endswith((",", ";"))
 
 
+_SENTENCE_WORD = re.compile(r"\b(?:shall|must|may|will|is|are|has|have)\b|\b(?:in|of|to|the|and|or|by|for|with|a|an)$",
+                            re.I)
+
+
 def _titled(title: str) -> bool:
     """A numbered line's rest that is a heading ("Scope", "TERMINATION"), not a sentence ("The registered office is
-    in Abu Dhabi.")."""
-    return _heading_like(title) and not title.rstrip().endswith((".", ":", ";", "!", "?"))
+    in Abu Dhabi.") or the first line of a wrapped one ("The Board shall keep the register referred to in")."""
+    t = title.strip()
+    return (_heading_like(t) and len(t) <= 60 and not t.endswith((".", ":", ";", "!", "?"))
+            and not _SENTENCE_WORD.search(t))
 
 
 def _caps_heading(s: str) -> bool:
@@ -141,6 +147,7 @@ class _Splitter:
         self.last_top = 0
         self.series_mode = False
         self.keyword_body = False  # the current unit opened with a keyword heading ("Article 4")
+        self.body_kw = ""  # the keyword of the body's first keyword heading ("article")
         self.untitled = False  # that heading's line held no title: the next line may be it ("Article 4" / "Scope")
         self.numbered: tuple[str, int] | None = None  # innermost numbered part: (label, depth)
         self.items: list[tuple[str, str, int]] = []  # open list items: (style, letter, depth)
@@ -225,7 +232,10 @@ class _Splitter:
                     prev_ok, first = True, False
                     continue
             hint = self.hints.get(at) or self.hints.get(start)
-            is_head = self.line(s, at, hint, prev_ok or hint is not None, first)
+            # a line that is a keyword heading and nothing else ("Article 16", "ANNEX III") is one even after a line
+            # that does not end a sentence (a long section title above it): wrapped prose does not break that way
+            alone = (k := _KW_HEAD.match(s)) is not None and not k.group("title").strip()
+            is_head = self.line(s, at, hint, prev_ok or hint is not None or alone, first)
             if not is_head and self.heads and (prev_ok or self.items):
                 it = _ITEM.match(s)
                 if it:
@@ -243,7 +253,8 @@ class _Splitter:
         if sign and len(sign.group("title") or "") <= 120:
             return self.section_sign(sign.group("num"), (sign.group("title") or "").strip(), at)
         m = _KW_HEAD.match(s)
-        if m and len(m.group("title")) <= 120:
+        # a title starts with a capital ("Annex I up to date." is a wrapped sentence going on, not a heading)
+        if m and len(m.group("title")) <= 120 and not m.group("title")[:1].islower():
             return self.keyword(m.group("kw").lower(), m.group("num"), m.group("title").strip(), at)
         n = _NUM_HEAD.match(s)
         if n:
@@ -282,8 +293,11 @@ class _Splitter:
             return False
         if rest:
             return self.numbered_part(num, title, at)
+        if self.body_kw and kw != self.body_kw:
+            return False  # "SECTION 2" among articles groups them; it is no article of its own
         if ("body", top) in self.used:
             return False
+        self.body_kw = kw
         self.unit(_Head(at, "body", top, f"{kw.capitalize()} {top}", title, "section"), keyword=True)
         self.last_top = int(top)
         return True

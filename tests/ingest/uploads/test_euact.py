@@ -147,3 +147,22 @@ def test_the_uploaded_act_eval_skips_cleanly_without_the_shared_corpora(tmp_path
             {"unanswerable": False, "refused": False, "gold_quoted": True}]
     assert ev.tally(rows) == ("unanswerable refused 1/1; answerable falsely refused 0/1; answered with a gold unit "
                               "quoted 1")
+
+
+def test_wrapped_text_keeps_articles_annexes_and_an_article_s_own_paragraph_references(tmp_path):
+    # as a PDF's text layer gives it: wrapped lines, a long section title with no full stop before a heading
+    text = ("Rules of the Widget Board\nArticle 1\nTasks\n1. The Board shall keep the register referred to in\n"
+            "Annex I up to date.\n2. The Board shall publish the register referred to in paragraph 1 every year.\n"
+            "SECTION 2\nObligations of the members of the Board and of the persons who assist them at meetings\n"
+            "Article 2\nMembers\n1. Members shall serve for four years.\n2. Paragraphs 1 and 3 of Article 1 apply\n"
+            "to the members.\nObligations of the members of the Board and of the persons who assist them at all\n"
+            "ANNEX I\nThe register\n1. The name of each widget.\n")
+    store = SQLiteStore(tmp_path / "a.db")
+    workspace.upload_files(store, HashEmbedder(), [("rules.txt", text.encode())], corpus="rules")
+    units = store.get_units("rules", store.unit_ids("rules"))
+    assert {"rules/article-1", "rules/article-2", "rules/annex-1"} <= set(units)
+    assert [p.label for p in units["rules/article-1"].parts] == ["1(1)", "1(2)"]
+    refs = store.references_from("rules", list(units), unresolved=True)
+    got = {(r.src_unit, r.raw, r.dst_unit, r.dst_part) for r in refs}
+    assert ("rules/article-1", "paragraph 1", "rules/article-1", "1(1)") in got  # its own, not Article 1 of another
+    assert ("rules/article-1", "Annex I", "rules/annex-1", None) in got
