@@ -1059,3 +1059,22 @@ def test_a_question_whose_every_focus_word_the_corpus_never_writes_has_no_lexica
                            corpus="msa")
     rep = ask(q, store=store, embedder=HashEmbedder(), corpus="msa", settings=AskSettings())
     assert rep.refused and "courts" in rep.reason
+
+
+def test_a_value_next_to_another_version_or_act_than_the_asked_one_does_not_tie():
+    """ "On what date was the release candidate of 3.2.5 published?" is not answered by the line of 3.5.0's; a line of
+    the asked release series, or one under a heading that names it, is."""
+    from anchor_core.ask.answerable import assess
+
+    q = "Python 3.2.5 was a regression-fix release. On what date was its release candidate published?"
+    weights = {w: 2.0 for w in ("python", "regression-fix", "release", "candidate", "published")}
+    other = assess(q, [_hit("pep-478", "- 3.5.0 release candidate 2: August 25, 2015")], weights=weights)
+    assert other.tied == 0.0 and other.expression == ""
+    own = assess(q, [_hit("pep-392", "- 3.2.5 release candidate 1: 2013-05-03")], weights=weights)
+    assert own.tied > 0 and own.expression
+    under = assess(q, [_hit("pep-392", "- release candidate 1: 2013-05-03", heading="Python 3.2.5 schedule")],
+                   weights=weights)
+    assert under.tied > 0
+    series = assess("When was the last Python 3.3 maintenance release candidate published?",
+                    [_hit("pep-398", "- 3.3.5 release candidate 1: March 2, 2014")], weights=weights)
+    assert series.tied > 0  # 3.3.5 is a release of 3.3

@@ -258,6 +258,9 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     # a count answers "how many members" only next to "members", not as any number in the sentence
     unit_noun = stem(counted(question) or "") if a.kind == "count" else ""
     terms = named_terms(question, hits)
+    # the versions, sections and acts the question names its subject by ("on what date was the release candidate of
+    # 3.2.5 published?"): a value next to another one of them is that one's
+    asked_ids = identifiers(question)
     # a passage reached by a reference (or one whose reference was followed) is read with the other
     # end: the penalty article that cites "Article 4" is about what Article 4 is about
     unit_stems: dict[str, set[str]] = {}
@@ -306,6 +309,9 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
             # "provider" and "cover" match. (A short form, "the Board" for "the European Data Protection
             # Board", is no other term.)
             rival = bool(terms) and rival_term(h.text[sents[i - 1].start:s.end] if i else text, terms)
+            if asked_ids and not rival:
+                before = h.text[sents[i - 1].start:s.start] if i else ""
+                rival = rival_identifier(f"{h.heading}\n{before}{text}", text, asked_ids)
             reads.append(_Reading(
                 text=text, valued=table.get(text.strip(), text) if table else text,
                 window={p for p in known if stems[p] in window},
@@ -481,6 +487,46 @@ def rival_term(text: str, terms: list[str]) -> bool:
     written = [_DETERMINER.sub("", m.group(0)).lower() for m in _TERM.finditer(text)]
     return any(t not in low and any(" " in w and w.endswith(" " + t.rsplit(" ", 1)[-1]) for w in written)
                for t in terms)
+
+
+# an identifier a question may name its subject by: a version or section number ("3.2.5", "164.404") or an act's
+# designation ("2019/1020"); a decimal that is a share or a quantity ("99.9 %", "1.5 million", "2.5 years") is none
+_IDENTIFIER = re.compile(r"(?<![\w.,/])(?:\d{1,4}\.\d{1,4}(?:\.\d{1,4})*|\d{2,4}/\d{1,4})"
+                         r"(?![\w/%]|\.\d|\s?%|\s?(?:per ?cent|million|billion|thousand|times|years?|months?|"
+                         r"weeks?|days?|hours?|minutes?|seconds?|"
+                         r"[kKMGT]i?B|bits?|bytes?|probability|points?)\b)")
+
+
+def identifiers(text: str) -> set[str]:
+    """The version numbers, section numbers and designations ``text`` writes.
+
+    >>> sorted(identifiers("Python 3.2.5 and Regulation (EU) 2019/1020 apply; 99.9% uptime; 2.0 GB; 1.5 million"))
+    ['2019/1020', '3.2.5']
+    """
+    return set(_IDENTIFIER.findall(text))
+
+
+def rival_identifier(window: str, sentence: str, asked: set[str]) -> bool:
+    """Whether ``sentence`` names another version, section or act than the ones the question asks about
+    (``asked``), and its window (it, the sentence before it, its heading) names none of them: "3.5.0 release
+    candidate 2: August 25, 2015" does not date the release candidate of 3.2.5.
+
+    >>> rival_identifier("- 3.5.0 release candidate 2: August 25, 2015", "- 3.5.0 release candidate 2: August 25, 2015",
+    ...                  {"3.2.5"})
+    True
+    >>> rival_identifier("Python 3.2.5 schedule - rc1: 2013-05-03", "- rc1: 2013-05-03", {"3.2.5"})
+    False
+    >>> rival_identifier("- 3.3.7 final: 2017-09-19", "- 3.3.7 final: 2017-09-19", {"3.3"})  # a release of 3.3
+    False
+    """
+    if not asked:
+        return False
+
+    def related(x: str) -> bool:  # the same number, or one of its series ("3.3.7" of "3.3", "164.404" of "164")
+        return any(x == a or x.startswith(a + ".") or a.startswith(x + ".") for a in asked)
+
+    found = identifiers(sentence)
+    return any(not related(x) for x in found) and not any(related(x) for x in identifiers(window))
 
 
 _EXEMPTION = re.compile(r"\b(?:other than|except(?: for)?|excluding|with the exception of|apart from|save for|"
