@@ -497,13 +497,27 @@ _IDENTIFIER = re.compile(r"(?<![\w.,/])(?:\d{1,4}\.\d{1,4}(?:\.\d{1,4})*|\d{2,4}
                          r"[kKMGT]i?B|bits?|bytes?|probability|points?)\b)")
 
 
+# a document or provision named by its series and number: "RFC 7519", "PEP 8", "Article 26(3)", and the PEPs' own
+# markup for the first two (":pep:`438`")
+_NAMED_NUMBER = re.compile(r"(?:\b(?P<series>RFC|PEP|Article)\s?|:(?P<role>pep|rfc):`)(?P<n>\d{1,5})(?!\.\d)\b")
+
+
 def identifiers(text: str) -> set[str]:
-    """The version numbers, section numbers and designations ``text`` writes.
+    """The version numbers, section numbers, designations and numbered documents or articles ``text`` writes.
 
     >>> sorted(identifiers("Python 3.2.5 and Regulation (EU) 2019/1020 apply; 99.9% uptime; 2.0 GB; 1.5 million"))
     ['2019/1020', '3.2.5']
+    >>> sorted(identifiers("RFC 7519 and PEP 8 under Article 26(3), and :pep:`438`"))
+    ['article 26', 'pep 438', 'pep 8', 'rfc 7519']
     """
-    return set(_IDENTIFIER.findall(text))
+    found = set(_IDENTIFIER.findall(text))
+    if IDENTIFY_NAMED:
+        found |= {f"{(m.group('series') or m.group('role')).lower()} {m.group('n')}"
+                  for m in _NAMED_NUMBER.finditer(text)}
+    return found
+
+
+IDENTIFY_NAMED = True
 
 
 def rival_identifier(window: str, sentence: str, asked: set[str]) -> bool:
