@@ -4,6 +4,7 @@ the Acme agreement"), read with the grammar their documents were read with (:mod
 - An EU act read by its own grammar (:mod:`ingest.uploads.euact`) is asked about as the bundled acts are: "Article
   6(2)", "Annex III", "Chapter II" (its articles), when the corpus holds one such act; when it holds several, an
   article number names no single act and is not placed.
+- Chapters and sections of the one other document that has them ("Chapter II") reach their units.
 - Clause and section numbers of the other documents are read as those documents' own references are (their
   structural grammar; a defined term or a document's title in a question is the scope's business,
   :mod:`anchor_core.ask.scope`, not a named unit): "clause 12" is the only document's clause 12 when the corpus
@@ -16,7 +17,7 @@ from anchor_core.models import ParsedCorpus, Reference, Unit
 from ingest.base import QUESTION_UNIT, capitalise_keywords, question_unit
 from ingest.containers import expand, members
 from ingest.eurlex_refs import extract_references
-from ingest.uploads.refs import Catalogue, structural_references
+from ingest.uploads.refs import Catalogue, chapter_references, structural_references
 
 _ACT_KEYWORDS = r"articles?|annex(?:es)?|chapters?|sections?|recitals?"
 
@@ -42,6 +43,11 @@ class UploadsGrammar:
             q = question_unit(text).model_copy(update={"doc_id": doc_id})
             cat = Catalogue(others, [u for u in corpus.units if u.doc_id not in acts])
             found += [r for r in structural_references(q, cat) if not any(a <= r.start < b for a, b in taken)]
+            chaptered = {u.doc_id for u in corpus.units if u.containers and u.doc_id not in acts}
+            if len(chaptered) == 1:  # "What does Chapter II cover?" over the one document with chapters
+                probe = capitalise_keywords(text, r"chapters?|sections?")
+                found += chapter_references(probe, chaptered.pop(), QUESTION_UNIT, [], cat)
+                found = [r.model_copy(update={"raw": text[r.start:r.end]}) for r in found]
         return found
 
     @staticmethod

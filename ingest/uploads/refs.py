@@ -29,10 +29,10 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
-from anchor_core.models import Document, Reference, Unit
+from anchor_core.models import Container, Document, Reference, Unit
 from ingest.base import part_at
 from ingest.containers import expand, members
-from ingest.eurlex_refs import extract_references
+from ingest.eurlex_refs import container_references, extract_references
 from ingest.uploads.structure import BODY, SERIES, series_key
 
 _NUM = r"\d{1,3}(?:\.\d{1,3})*(?:\([a-z0-9]{1,4}\))*"
@@ -187,7 +187,28 @@ def find_references(documents: list[Document], units: list[Unit], catalogue: Cat
         out += _terms(u, cat)
         # "clause 2 of the Data Processing Addendum" is one reference, not two.
         out += [r for r in _documents(u, cat) if not any(a <= r.start < b for a, b in spans)]
+        if u.containers:  # "Chapters I and II", "Section 2 of this Chapter": the units they hold
+            out += chapter_references(u.text, u.doc_id, u.unit_id, u.containers, cat, part_of=_parts_of(u))
     return out
+
+
+def _parts_of(u: Unit) -> Callable[[int], str | None]:
+    return lambda at: part_at(u, at)
+
+
+def chapter_references(text: str, doc_id: str, src_unit: str, within: list[Container], cat: Catalogue,
+                       part_of: Callable[[int], str | None] | None = None) -> list[Reference]:
+    """References to the chapters and sections of document ``doc_id`` written in ``text`` (a unit's, sitting in
+    ``within``, or a question's), one per member unit (:func:`ingest.eurlex_refs.container_references`, on the
+    document's own container ids)."""
+    prefix = f"{doc_id}/"
+    bare = [c.model_copy(update={"id": c.id.removeprefix(prefix)}) for c in within]
+    refs = [r.model_copy(update={"container": prefix + r.container if r.container else None})
+            for r in container_references(text, src_unit=src_unit, within=bare, part_of=part_of)]
+    if not refs:
+        return []
+    cat._need(doc_id)
+    return expand(refs, members(x for x in cat.units.values() if x.doc_id == doc_id))
 
 
 def _act_references(u: Unit, cat: Catalogue) -> list[Reference]:

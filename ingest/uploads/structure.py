@@ -16,7 +16,12 @@ sentence, a blank line or another heading, so a wrapped line that happens to beg
 - list items ``(a)``, ``(b)``, ``(i)``, ``(ii)`` become parts labelled after their parent
   (``12.3(b)``) and stay inside the parent's chunk;
 - a short line in capitals (``DEFINITIONS``) or a markup heading (HTML ``<h2>``, Markdown
-  ``##``, Word "Heading 2") without a number starts a named unit.
+  ``##``, Word "Heading 2") without a number starts a named unit;
+- in a document whose body has keyword headings (``Article 4``), ``CHAPTER II``, ``PART 3``,
+  ``TITLE IV`` and a ``SECTION 2`` among articles (with a title on the same line or the next) are
+  containers of the units that follow, not units (:attr:`Unit.containers`, ids
+  ``doc/chapter-ii``, ``doc/chapter-ii-section-2``), and "Chapter II" in the text reaches their
+  units.
 
 When none of that is found, the document is cut into sized windows with overlap (per page
 for a PDF) and :attr:`Structure.found` says so. In a PDF a line that does not end a sentence may be
@@ -31,8 +36,9 @@ import re
 from dataclasses import dataclass, field
 
 from anchor_core.chunking import chunk_unit
-from anchor_core.models import Chunk, Part, Unit
+from anchor_core.models import Chunk, Container, Part, Unit
 from anchor_core.pages import pages_of
+from ingest.containers import capitals_kept, heading_title
 from ingest.uploads.extract import Extracted
 
 BODY = ("clause", "section", "article")
@@ -41,6 +47,9 @@ _KW = "|".join(k.capitalize() + "|" + k.upper() for k in (*BODY, *SERIES))
 _KW_HEAD = re.compile(rf"^(?:#+\s*)?(?P<kw>{_KW})\s+(?P<num>\d{{1,3}}(?:\.\d{{1,3}})*|[IVXLC]{{1,6}}|[A-Z])"
                       r"(?![\w.]*\w)\.?(?:\s*[:.\-–—]\s*|\s+|$)(?P<title>.*)$")
 _SIGN_HEAD = re.compile(r"^(?:#+\s*)?§\s*(?P<num>\d{1,5}(?:\.\d{1,5})*[a-z]?)\.?(?:\s+(?P<title>.*))?$")
+# a container above the units: "CHAPTER II", "Part 3 — Supervision", "TITLE IV"; a SECTION is one only among articles
+_CONTAINER_HEAD = re.compile(r"^(?:#+\s*)?(?P<kw>CHAPTER|Chapter|PART|Part|TITLE|Title|SECTION|Section)\s+"
+                             r"(?P<num>[IVXLC]{1,6}|\d{1,3}|[A-Z])(?![\w.])\.?(?:\s*[:.\-–—]\s*|\s+|$)(?P<title>.*)$")
 _NUM_HEAD = re.compile(r"^(?:#+\s*)?(?P<num>\d{1,3}(?:\.\d{1,3}){0,3})(?P<dot>\.?)[ \t]+(?P<title>\S.*)$")
 _RUN_IN = re.compile(r"^(?P<title>[A-Z][^.:;!?]{0,58}[^\s.:;!?])[.:]\s+[A-Z(\"“]")
 _ITEM = re.compile(r"^\(?(?P<i>[a-z]{1,2}|[ivx]{1,5}|[A-Z])\)[ \t]+\S")
@@ -137,10 +146,19 @@ def _caps_heading(s: str) -> bool:
 
 
 class _Splitter:
-    """One pass over the lines of a document, collecting unit and part headings."""
+    """One pass over the lines of a document, collecting unit and part headings. ``containers``: read chapter, part,
+    title and section headings as containers of the units that follow (a second pass, once the first found keyword
+    headings such as "Article 4")."""
 
-    def __init__(self, ex: Extracted) -> None:
+    def __init__(self, ex: Extracted, containers: bool = False, body_kw: str = "") -> None:
         self.ex = ex
+        self.with_containers = containers
+        self.first_kw = body_kw  # the body's keyword as the first pass found it
+        # words the text writes in capitals inside sentences ("AI"): a heading in capitals keeps them in sentence case
+        self.capitals = capitals_kept(ex.text.split("\n")) if containers else set()
+        self.open: list[Container] = []  # the containers the next unit sits in, outermost first
+        self.unit_containers: dict[int, list[Container]] = {}  # index of the unit in heads → its containers
+        self.container_title = False  # the last container heading had no title on its line
         self.heads: list[_Head] = []
         self.parts: list[tuple[int, _PartHead]] = []  # (index of the unit in heads, part)
         self.used: set[tuple[str, str]] = set()
@@ -163,6 +181,8 @@ class _Splitter:
     def unit(self, h: _Head, keyword: bool = False) -> None:
         self.keyword_body = keyword and h.ns == "body"
         self.untitled = keyword and not h.title
+        if self.open and h.ns == "body":
+            self.unit_containers[len(self.heads)] = list(self.open)
         self.heads.append(h)
         self.used.add((h.ns, h.key))
         self.numbered = None
@@ -224,6 +244,12 @@ class _Splitter:
                 prev_ok = True
                 continue
             at = start + len(line) - len(line.lstrip())
+            if self.container_title:
+                self.container_title = False
+                if _titled(s) or _caps_heading(s):  # "CHAPTER II" then "SUPERVISION" on a line of its own
+                    self.open[-1] = self.open[-1].model_copy(update={"title": self.title_case(s)})
+                    prev_ok, first = True, False
+                    continue
             if self.untitled:
                 self.untitled = False
                 if _titled(s) and len(s) <= 120 and not _NUM_HEAD.match(s) and not _KW_HEAD.match(s) \
@@ -249,6 +275,9 @@ class _Splitter:
     def line(self, s: str, at: int, hint, may_head: bool, first: bool) -> bool:
         if not may_head:
             return False
+        if self.with_containers and (c := _CONTAINER_HEAD.match(s)) and len(c.group("title")) <= 120 \
+                and not c.group("title")[:1].islower():
+            return self.container(c.group("kw").lower(), c.group("num"), c.group("title").strip())
         sign = _SIGN_HEAD.match(s)
         if sign and len(sign.group("title") or "") <= 120:
             return self.section_sign(sign.group("num"), (sign.group("title") or "").strip(), at)
@@ -301,6 +330,27 @@ class _Splitter:
         self.unit(_Head(at, "body", top, f"{kw.capitalize()} {top}", title, "section"), keyword=True)
         self.last_top = int(top)
         return True
+
+    def container(self, kw: str, num: str, title: str) -> bool:
+        """``CHAPTER II`` or ``Part 3 — Supervision``: the units that follow sit in it. A section sits in the open
+        chapter (or part, or title); a chapter closes the sections and chapters open before it."""
+        if kw == "section" and "section" in (self.body_kw, self.first_kw):
+            return False  # the body's own sections ("Section 4") are its units
+        order = ("title", "part", "chapter", "section")
+        keep = [c for c in self.open if order.index(c.kind) < order.index(kw)]
+        base = keep[-1].id if keep and kw == "section" else ""
+        cid = f"{base}-section-{num.lower()}" if base else f"{kw}-{num.lower()}"
+        label = f"{kw.capitalize()} {num}"
+        self.open = [*keep, Container(id=cid, kind=kw, label=label, title=self.title_case(title) if title else "")]
+        self.container_title = not title
+        self.numbered = None
+        self.items.clear()
+        return True
+
+    def title_case(self, s: str) -> str:
+        """A container's heading as its title: in sentence case when printed in capitals, keeping the text's own
+        capitalised words (``PROHIBITED AI PRACTICES`` → ``Prohibited AI practices``)."""
+        return heading_title(s.strip().rstrip("."), self.capitals)
 
     def section_sign(self, num: str, title: str, at: int) -> bool:
         """``§ 164.404 Notification to individuals.``: section ``164.404`` of the body, numbered as written."""
@@ -381,6 +431,12 @@ def split(ex: Extracted, doc_id: str, title: str) -> Structure:
         return act
     sp = _Splitter(ex)
     sp.run()
+    if sp.body_kw in ("article", "clause", "section") or any(h.heading.startswith("§") for h in sp.heads):
+        # the body is numbered by keyword headings: chapters, parts and titles above them are containers
+        again = _Splitter(ex, containers=True, body_kw=sp.body_kw)
+        again.run()
+        if again.unit_containers:
+            sp = again
     text = ex.text
     heads = sp.heads
     n_parts = sum(1 for _, p in sp.parts if not p.item)
@@ -409,8 +465,9 @@ def split(ex: Extracted, doc_id: str, title: str) -> Structure:
         marks = _page_marks(ex.page_starts, a, a + len(body))
         if marks:
             meta["pages"] = marks
+        within = [c.model_copy(update={"id": f"{doc_id}/{c.id}"}) for c in sp.unit_containers.get(i - shift, [])]
         units.append(Unit(unit_id=uid, doc_id=doc_id, kind=h.kind, heading=h.heading, title=h.title[:120],
-                          text=body, parts=unit_parts, meta=meta))
+                          text=body, parts=unit_parts, meta=meta, containers=within))
     kinds = {h.ns for h in heads}
     desc = []
     clauses = sum(h.ns == "body" for h in heads)

@@ -166,3 +166,32 @@ def test_wrapped_text_keeps_articles_annexes_and_an_article_s_own_paragraph_refe
     got = {(r.src_unit, r.raw, r.dst_unit, r.dst_part) for r in refs}
     assert ("rules/article-1", "paragraph 1", "rules/article-1", "1(1)") in got  # its own, not Article 1 of another
     assert ("rules/article-1", "Annex I", "rules/annex-1", None) in got
+
+
+def test_chapters_and_sections_above_articles_are_containers_and_references_reach_their_units(tmp_path):
+    text = ("Rules of the Widget Board\nCHAPTER I\nGENERAL PROVISIONS FOR AI WIDGETS\nArticle 1\nScope\n"
+            "1. These rules apply to AI widgets.\nCHAPTER II\nOBLIGATIONS\nSECTION 1\nRecords\nArticle 2\nRecords\n"
+            "1. Providers shall keep records for 10 years.\nArticle 3\nPublication\n"
+            "1. The obligations of this Section and Chapter I apply from 2100.\n")
+    st = split(Extracted(text=text), "rules", "Rules of the Widget Board")
+    units = {u.heading: u for u in st.units}
+    assert list(units) == ["Preamble", "Article 1", "Article 2", "Article 3"]  # no unit for a chapter's heading
+    assert [c.display for c in units["Article 1"].containers] == ["Chapter I — General provisions for AI widgets"]
+    assert [c.id for c in units["Article 3"].containers] == ["rules/chapter-ii", "rules/chapter-ii-section-1"]
+    store = SQLiteStore(tmp_path / "a.db")
+    emb = HashEmbedder()
+    workspace.upload_files(store, emb, [("rules.txt", text.encode())], corpus="rules")
+    refs = store.references_from("rules", ["rules/article-3"], unresolved=True)
+    # (the article's own section reaches the other articles of it, not itself)
+    assert {(r.raw, r.dst_unit) for r in refs if r.container} == {("this Section", "rules/article-2"),
+                                                                  ("Chapter I", "rules/article-1")}
+    use_adapters(get_adapter)
+    try:
+        named = named_references("What does Chapter II require?", store=store, corpus="rules")
+        assert [r.dst_unit for r in named] == ["rules/article-2", "rules/article-3"]
+    finally:
+        use_adapters(None)
+    # a document whose body is numbered by sections keeps them as units
+    contract = "Services Agreement\nSection 1 Definitions\nTerms are defined here.\nSection 2 Fees\nFees are due.\n"
+    assert [u.heading for u in split(Extracted(text=contract), "c", "Services Agreement").units] == [
+        "Section 1", "Section 2"]
