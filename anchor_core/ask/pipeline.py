@@ -323,7 +323,8 @@ _NAMES_RECITALS = re.compile(r"\b(?:recitals?|preamble)\b", re.I)
 def _has_recitals(store, info: CorpusInfo) -> bool:
     """Whether the corpus holds recitals (units of kind ``recital``), which retrieval leaves out by default.
     Read on refusals only (about 10 ms for the 13,000 unit ids of the ADGM rulebooks)."""
-    ids = [u for u in store.unit_ids(info.name) if u.startswith("recital")]
+    # an adapter's "recital-12", an uploaded act's "eu-ai-act/recital-12"
+    ids = [u for u in store.unit_ids(info.name) if u.rsplit("/", 1)[-1].startswith("recital")]
     return bool(ids) and any(u.kind == "recital" for u in store.get_units(info.name, ids[:1]).values())
 
 

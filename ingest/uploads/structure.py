@@ -17,6 +17,9 @@ sentence, a blank line or another heading, so a wrapped line that happens to beg
   (``12.3(b)``) and stay inside the parent's chunk;
 - a short line in capitals (``DEFINITIONS``) or a markup heading (HTML ``<h2>``, Markdown
   ``##``, Word "Heading 2") without a number starts a named unit;
+- an act's recitals, ``(12) ...`` paragraphs after a ``Whereas:`` line and before its enacting
+  formula ("HAVE ADOPTED ...") or first article, are ``recital-N`` units (kind ``recital``, left out
+  of retrieval unless asked for, as the bundled acts' recitals are);
 - in a document whose body has keyword headings (``Article 4``), ``CHAPTER II``, ``PART 3``,
   ``TITLE IV`` and a ``SECTION 2`` among articles (with a title on the same line or the next) are
   containers of the units that follow, not units (:attr:`Unit.containers`, ids
@@ -50,6 +53,9 @@ _SIGN_HEAD = re.compile(r"^(?:#+\s*)?§\s*(?P<num>\d{1,5}(?:\.\d{1,5})*[a-z]?)\.
 # a container above the units: "CHAPTER II", "Part 3 — Supervision", "TITLE IV"; a SECTION is one only among articles
 _CONTAINER_HEAD = re.compile(r"^(?:#+\s*)?(?P<kw>CHAPTER|Chapter|PART|Part|TITLE|Title|SECTION|Section)\s+"
                              r"(?P<num>[IVXLC]{1,6}|\d{1,3}|[A-Z])(?![\w.])\.?(?:\s*[:.\-–—]\s*|\s+|$)(?P<title>.*)$")
+_WHEREAS = re.compile(r"^Whereas\b[:,]?\s*$")
+_RECITAL = re.compile(r"^\((?P<n>\d{1,3})\)\s+\S")
+_ENACTING = re.compile(r"^HAVE ADOPTED THIS\b")
 _NUM_HEAD = re.compile(r"^(?:#+\s*)?(?P<num>\d{1,3}(?:\.\d{1,3}){0,3})(?P<dot>\.?)[ \t]+(?P<title>\S.*)$")
 _RUN_IN = re.compile(r"^(?P<title>[A-Z][^.:;!?]{0,58}[^\s.:;!?])[.:]\s+[A-Z(\"“]")
 _ITEM = re.compile(r"^\(?(?P<i>[a-z]{1,2}|[ivx]{1,5}|[A-Z])\)[ \t]+\S")
@@ -159,6 +165,7 @@ class _Splitter:
         self.open: list[Container] = []  # the containers the next unit sits in, outermost first
         self.unit_containers: dict[int, list[Container]] = {}  # index of the unit in heads → its containers
         self.container_title = False  # the last container heading had no title on its line
+        self.recitals = 0  # 1 after "Whereas:", 2 once a recital opened, 0 again after the enacting formula
         self.heads: list[_Head] = []
         self.parts: list[tuple[int, _PartHead]] = []  # (index of the unit in heads, part)
         self.used: set[tuple[str, str]] = set()
@@ -244,6 +251,15 @@ class _Splitter:
                 prev_ok = True
                 continue
             at = start + len(line) - len(line.lstrip())
+            if self.recitals:
+                if _ENACTING.match(s) or _KW_HEAD.match(s):
+                    self.recitals = 0  # the recitals end where the enacting terms or the articles begin
+                elif (r := _RECITAL.match(s)) and ("recital", r.group("n")) not in self.used:
+                    self.unit(_Head(at, "recital", r.group("n"), f"Recital ({r.group('n')})", "", "recital"))
+                    prev_ok, first = True, False
+                    continue
+            elif not self.heads and _WHEREAS.match(s):
+                self.recitals = 1
             if self.container_title:
                 self.container_title = False
                 if _titled(s) or _caps_heading(s):  # "CHAPTER II" then "SUPERVISION" on a line of its own
@@ -480,6 +496,9 @@ def split(ex: Extracted, doc_id: str, title: str) -> Structure:
     named = sum(h.ns == "named" for h in heads)
     if named:
         desc.append(f"{named} headed section{'s' if named > 1 else ''}")
+    recitals = sum(h.ns == "recital" for h in heads)
+    if recitals:
+        desc.append(f"{recitals} recital{'s' if recitals > 1 else ''}")
     if "preamble" in kinds:
         desc.append("a preamble")
     if n_parts:
@@ -499,7 +518,7 @@ def _unit_id(doc_id: str, h: _Head, taken: set[str]) -> str:
     if h.ns == "body":
         kw = h.heading.split()[0].lower() if " " in h.heading else ""
         key = f"{kw}-{h.key}" if kw in BODY else f"section-{h.key}" if kw == "§" else h.key
-    elif h.ns in SERIES:
+    elif h.ns in SERIES or h.ns == "recital":
         key = f"{h.ns}-{h.key}"
     else:
         key = h.key

@@ -195,3 +195,17 @@ def test_chapters_and_sections_above_articles_are_containers_and_references_reac
     contract = "Services Agreement\nSection 1 Definitions\nTerms are defined here.\nSection 2 Fees\nFees are due.\n"
     assert [u.heading for u in split(Extracted(text=contract), "c", "Services Agreement").units] == [
         "Section 1", "Section 2"]
+
+
+def test_recitals_of_an_act_read_from_wrapped_text_are_recital_units():
+    # an act's PDF goes to the generic splitter: its recitals are units of their own, kind "recital"
+    text = ("REGULATION (EU) 2099/1 OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL\nWhereas:\n"
+            "(1) Widgets should be safe for their users and for the people\naround them.\n"
+            "(2) Providers should keep records.\nHAVE ADOPTED THIS REGULATION:\nArticle 1\nScope\n"
+            "1. This Regulation applies to widgets.\nArticle 2\nRecords\n1. Providers shall keep records.\n")
+    st = split(Extracted(text=text, page_starts=[0]), "w", "Widget Regulation")
+    units = {u.unit_id: u for u in st.units}
+    assert list(units) == ["w/preamble", "w/recital-1", "w/recital-2", "w/article-1", "w/article-2"]
+    assert units["w/recital-1"].kind == "recital" and units["w/recital-1"].heading == "Recital (1)"
+    assert "around them." in units["w/recital-1"].text
+    assert "2 recitals" in st.how
