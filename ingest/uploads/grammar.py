@@ -13,11 +13,13 @@ the Acme agreement"), read with the grammar their documents were read with (:mod
 
 from __future__ import annotations
 
-from anchor_core.models import ParsedCorpus, Reference, Unit
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from anchor_core.models import ParsedCorpus, Reference
 from ingest.base import QUESTION_UNIT, capitalise_keywords, question_unit
-from ingest.containers import expand, members
-from ingest.eurlex_refs import extract_references
-from ingest.uploads.refs import Catalogue, chapter_references, structural_references
+from ingest.containers import members
+from ingest.uploads.refs import Catalogue, act_references, chapter_references, structural_references
 
 _ACT_KEYWORDS = r"articles?|annex(?:es)?|chapters?|sections?|recitals?"
 
@@ -27,36 +29,55 @@ class UploadsGrammar:
 
     name = "uploads"
 
-    def references_in(self, text: str, corpus: ParsedCorpus) -> list[Reference]:
-        acts: dict[str, list[Unit]] = {}
-        for u in corpus.units:
-            if u.meta.get("grammar") == "eurlex":
-                acts.setdefault(u.doc_id, []).append(u)
-        found: list[Reference] = []
-        if len(acts) == 1:
-            (doc_id, units), = acts.items()
-            found += self._act(text, doc_id, units)
-        taken = [(r.start, r.end) for r in found]
-        others = [d for d in corpus.documents if d.doc_id not in acts]
-        if others:
-            doc_id = others[0].doc_id if len(corpus.documents) == 1 else ""
-            q = question_unit(text).model_copy(update={"doc_id": doc_id})
-            cat = Catalogue(others, [u for u in corpus.units if u.doc_id not in acts])
-            found += [r for r in structural_references(q, cat) if not any(a <= r.start < b for a, b in taken)]
-            chaptered = {u.doc_id for u in corpus.units if u.containers and u.doc_id not in acts}
-            if len(chaptered) == 1:  # "What does Chapter II cover?" over the one document with chapters
-                probe = capitalise_keywords(text, r"chapters?|sections?")
-                found += chapter_references(probe, chaptered.pop(), QUESTION_UNIT, [], cat)
-                found = [r.model_copy(update={"raw": text[r.start:r.end]}) for r in found]
-        return found
+    def __init__(self) -> None:
+        self._read: tuple[ParsedCorpus, _Reading] | None = None
 
-    @staticmethod
-    def _act(text: str, doc_id: str, units: list[Unit]) -> list[Reference]:
-        """References to the one act of the corpus, read with the EUR-Lex grammar and given its ids."""
-        prefix = f"{doc_id}/"
-        probe = capitalise_keywords(text, _ACT_KEYWORDS)
-        refs = [r.model_copy(update={"raw": text[r.start:r.end], "src_unit": QUESTION_UNIT,
-                                     "dst_unit": prefix + r.dst_unit if r.dst_unit else None,
-                                     "container": prefix + r.container if r.container else None})
-                for r in extract_references(question_unit(probe))]
-        return expand(refs, members(units)) if any(r.container for r in refs) else refs
+    def references_in(self, text: str, corpus: ParsedCorpus) -> list[Reference]:
+        r = self._reading(corpus)
+        found: list[Reference] = []
+        if r.act:  # the one act of the corpus, read with the EUR-Lex grammar
+            probe = capitalise_keywords(text, _ACT_KEYWORDS)
+            q = question_unit(probe).model_copy(update={"doc_id": r.act})
+            found += act_references(q, r.members)
+        taken = [(x.start, x.end) for x in found]
+        if r.others is not None:
+            q = question_unit(text).model_copy(update={"doc_id": r.only})
+            found += [x for x in structural_references(q, r.others) if not any(a <= x.start < b for a, b in taken)]
+            if r.chaptered:  # "What does Chapter II cover?" over the one document with chapters
+                probe = capitalise_keywords(text, r"chapters?|sections?")
+                found += chapter_references(probe, r.chaptered, QUESTION_UNIT, [], r.members)
+        return [x.model_copy(update={"raw": text[x.start:x.end]}) for x in found]
+
+    def _reading(self, corpus: ParsedCorpus) -> _Reading:
+        """What every question over ``corpus`` is read against, made once per stored version of it (the caller,
+        :mod:`anchor_core.named`, keeps one :class:`ParsedCorpus` per version): not once per question."""
+        if self._read is not None and self._read[0] is corpus:
+            return self._read[1]
+        acts = {u.doc_id for u in corpus.units if u.meta.get("grammar") == "eurlex"}
+        others = [d for d in corpus.documents if d.doc_id not in acts]
+        chaptered = {u.doc_id for u in corpus.units if u.containers and u.doc_id not in acts}
+        held: dict[str, dict[str, list[str]]] = {}
+        for doc_id in acts | chaptered:
+            held[doc_id] = members(u for u in corpus.units if u.doc_id == doc_id)
+        reading = _Reading(
+            act=next(iter(acts)) if len(acts) == 1 else "",
+            others=Catalogue(others, [u for u in corpus.units if u.doc_id not in acts]) if others else None,
+            only=others[0].doc_id if others and len(corpus.documents) == 1 else "",
+            chaptered=next(iter(chaptered)) if len(chaptered) == 1 else "",
+            members=lambda doc_id: held.get(doc_id, {}))
+        self._read = (corpus, reading)
+        return reading
+
+
+@dataclass
+class _Reading:
+    """A corpus as its questions are read: ``act``, its one EU act (``""``: none, or several); ``others``, where
+    the other documents' clauses are looked up (``None``: there are none); ``only``, the single document of a
+    one-document corpus; ``chaptered``, the one other document with chapters; ``members``, per document, its
+    containers' units."""
+
+    act: str
+    others: Catalogue | None
+    only: str
+    chaptered: str
+    members: Callable[[str], dict[str, list[str]]]

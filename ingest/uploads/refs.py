@@ -114,6 +114,11 @@ class Catalogue:
             if self._load is not None and doc_id in self.docs:
                 self._add(doc_id, self._load(doc_id))
 
+    def members(self, doc_id: str) -> dict[str, list[str]]:
+        """The document's containers and the units they hold (:func:`ingest.containers.members`)."""
+        self._need(doc_id)
+        return members(u for u in self.units.values() if u.doc_id == doc_id)
+
     def body(self, doc_id: str, key: str) -> str | None:
         self._need(doc_id)
         return self._body.get((doc_id, key))
@@ -176,7 +181,7 @@ def find_references(documents: list[Document], units: list[Unit], catalogue: Cat
     out: list[Reference] = []
     for u in units:
         if u.meta.get("grammar") == "eurlex":
-            act = _act_references(u, cat)
+            act = act_references(u, cat.members)
             out += act
             out += [r for r in _documents(u, cat) if not any(a.start <= r.start < a.end for a in act)]
             continue
@@ -188,7 +193,7 @@ def find_references(documents: list[Document], units: list[Unit], catalogue: Cat
         # "clause 2 of the Data Processing Addendum" is one reference, not two.
         out += [r for r in _documents(u, cat) if not any(a <= r.start < b for a, b in spans)]
         if u.containers:  # "Chapters I and II", "Section 2 of this Chapter": the units they hold
-            out += chapter_references(u.text, u.doc_id, u.unit_id, u.containers, cat, part_of=_parts_of(u))
+            out += chapter_references(u.text, u.doc_id, u.unit_id, u.containers, cat.members, part_of=_parts_of(u))
     return out
 
 
@@ -196,40 +201,40 @@ def _parts_of(u: Unit) -> Callable[[int], str | None]:
     return lambda at: part_at(u, at)
 
 
-def chapter_references(text: str, doc_id: str, src_unit: str, within: list[Container], cat: Catalogue,
+def chapter_references(text: str, doc_id: str, src_unit: str, within: list[Container],
+                       members_of: Callable[[str], dict[str, list[str]]],
                        part_of: Callable[[int], str | None] | None = None) -> list[Reference]:
     """References to the chapters and sections of document ``doc_id`` written in ``text`` (a unit's, sitting in
     ``within``, or a question's), one per member unit (:func:`ingest.eurlex_refs.container_references`, on the
     document's own container ids)."""
-    prefix = f"{doc_id}/"
-    bare = [c.model_copy(update={"id": c.id.removeprefix(prefix)}) for c in within]
-    refs = [r.model_copy(update={"container": prefix + r.container if r.container else None})
-            for r in container_references(text, src_unit=src_unit, within=bare, part_of=part_of)]
-    if not refs:
-        return []
-    cat._need(doc_id)
-    return expand(refs, members(x for x in cat.units.values() if x.doc_id == doc_id))
+    refs = container_references(text, src_unit=src_unit, within=_bare(within, f"{doc_id}/"), part_of=part_of)
+    return _in_document(doc_id, refs, members_of)
 
 
-def _act_references(u: Unit, cat: Catalogue) -> list[Reference]:
-    """The references of a unit of an EU act, read with the EUR-Lex grammar on the act's own ids (``article-6``)
-    and returned with the document's (``eu-ai-act/article-6``); a reference to a chapter or section becomes one to
-    each of its articles."""
+def act_references(u: Unit, members_of: Callable[[str], dict[str, list[str]]]) -> list[Reference]:
+    """The references of a unit of an EU act (or of a question put to one, ``doc_id`` set to the act's), read with
+    the EUR-Lex grammar on the act's own ids (``article-6``) and returned with the document's
+    (``eu-ai-act/article-6``); a reference to a chapter or section becomes one to each of its articles.
+    ``members_of(doc_id)``: the document's containers and the units they hold (:func:`ingest.containers.members`)."""
     prefix = f"{u.doc_id}/"
+    bare = u.model_copy(update={"unit_id": u.unit_id.removeprefix(prefix),
+                                "containers": _bare(u.containers, prefix)})
+    found = [r.model_copy(update={"src_unit": u.unit_id}) for r in extract_references(bare)]
+    return _in_document(u.doc_id, found, members_of)
 
-    def own(x: str) -> str:
-        return x[len(prefix):] if x.startswith(prefix) else x
 
-    bare = u.model_copy(update={"unit_id": own(u.unit_id),
-                                "containers": [c.model_copy(update={"id": own(c.id)}) for c in u.containers]})
-    found = [r.model_copy(update={"src_unit": u.unit_id,
-                                  "dst_unit": prefix + r.dst_unit if r.dst_unit else None,
-                                  "container": prefix + r.container if r.container else None})
-             for r in extract_references(bare)]
-    if not any(r.container for r in found):
-        return found
-    cat._need(u.doc_id)
-    return expand(found, members(x for x in cat.units.values() if x.doc_id == u.doc_id))
+def _bare(containers: list[Container], prefix: str) -> list[Container]:
+    return [c.model_copy(update={"id": c.id.removeprefix(prefix)}) for c in containers]
+
+
+def _in_document(doc_id: str, refs: list[Reference], members_of: Callable[[str], dict[str, list[str]]]
+                 ) -> list[Reference]:
+    """``refs``, read on a document's own ids, with the document's ids (``article-6`` → ``doc/article-6``), and a
+    reference to a chapter or section made one to each unit it holds."""
+    prefix = f"{doc_id}/"
+    out = [r.model_copy(update={"dst_unit": prefix + r.dst_unit if r.dst_unit else None,
+                                "container": prefix + r.container if r.container else None}) for r in refs]
+    return expand(out, members_of(doc_id)) if any(r.container for r in out) else out
 
 
 def _ref(u: Unit, start: int, end: int, dst_unit: str | None, dst_part: str | None = None) -> Reference:
