@@ -199,16 +199,12 @@ def _is_title_like(line: str) -> bool:
     return bool(long_words) and all(w[0].isupper() for w in long_words)
 
 
-def _balanced(line: str) -> bool:
-    return all(line.count(a) == line.count(b) for a, b in ("()", "<>", "[]", "{}"))
-
-
 def _table_rows(contents: list[str]) -> list[bool]:
     """Which lines are table rows: a Markdown row (``| a | b``), or a line of cells joined by ``" | "`` next to
     another with as many cells (a stored Word or HTML table; one such line alone is prose that writes a pipe)."""
     # (a line that ends in a bar and does not open with one, or that opens or closes a bracket it does not close or
     # open, is a wrapped line of prose or of a drawing: "Status: <Draft | Active |", "Withdrawn | Final | Superseded>")
-    cells = [len(tables.cells(c)) if tables.is_row(c) and not c.rstrip().endswith("|") and _balanced(c) else 0
+    cells = [len(tables.cells(c)) if tables.is_row(c) and not c.rstrip().endswith("|") and tables.balanced(c) else 0
              for c in contents]
     return [bool(_TABLE_ROW.match(c)) or (n > 1 and ((i > 0 and cells[i - 1] == n) or
                                                      (i + 1 < len(cells) and cells[i + 1] == n)))

@@ -76,10 +76,16 @@ def is_data_row(line: str) -> bool:
     s = line.strip()
     if "\n" in s or not is_row(s) or (s.endswith("|") and not s.startswith("|")):
         return False
-    if not all(s.count(a) == s.count(b) for a, b in ("()", "<>", "[]", "{}")):
+    if not balanced(s):
         return False
     full = [c for c in cells(s) if c]
     return len(full) >= 2 and not any(_drawn(c) or _drawn(c.split()[-1]) for c in full)
+
+
+def balanced(line: str) -> bool:
+    """Whether ``line`` closes every bracket it opens: a table row does; a wrapped line of prose that happens to
+    write bars may not ("Status: <Draft | Active |")."""
+    return all(line.count(a) == line.count(b) for a, b in ("()", "<>", "[]", "{}"))
 
 
 def _drawn(text: str) -> bool:
@@ -184,12 +190,3 @@ def read_text(text: str) -> str:
     """
     table = readings(text) if "|" in text else {}
     return "\n".join(table.get(ln.strip(), ln) for ln in text.split("\n")) if table else text
-
-
-def reading(sentence: str, text: str, table: dict[str, str] | None = None) -> str:
-    """``sentence`` (a piece of ``text``) as a value test reads it: a table row with its header's units, any other
-    sentence as it is. ``table``: :func:`readings` of ``text``, when already made."""
-    if not is_row(sentence):
-        return sentence
-    found = (readings(text) if table is None else table).get(sentence.strip())
-    return found if found is not None else sentence

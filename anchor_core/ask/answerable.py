@@ -281,11 +281,16 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     # which its value can be tied to (its own words, or the heading at half weight), and whether a value in it
     # may answer at all; the scores below weigh these sets three ways
     reads: list[_Reading] = []
+    # per unit (per chunk when its unit's text is not given): its table rows as a value test reads them, made once
+    tabled: dict[str, dict[str, str]] = {}
     for h in hits:
         sents = sentences(h.text) or []
         # a table row is read with the units its column headers name ("Annual renewal | 1,200" under "Fee (USD)")
-        whole = (units or {}).get(h.unit_id, h.text)
-        table = tables.readings(whole) if "|" in h.text else {}
+        whole = units.get(h.unit_id) if units else None
+        key = h.unit_id if whole is not None else h.chunk_id
+        if "|" in h.text and key not in tabled:
+            tabled[key] = tables.readings(whole if whole is not None else h.text)
+        table = tabled.get(key, {}) if "|" in h.text else {}
         heading = {stem(w) for w in words(h.heading)}
         head = heading | linked.get(h.unit_id, set())
         sent_stems = [{stem(w) for w in words(h.text[s.start:s.end])} for s in sents]
@@ -510,14 +515,8 @@ def identifiers(text: str) -> set[str]:
     >>> sorted(identifiers("RFC 7519 and PEP 8 under Article 26(3), and :pep:`438`"))
     ['article 26', 'pep 438', 'pep 8', 'rfc 7519']
     """
-    found = set(_IDENTIFIER.findall(text))
-    if IDENTIFY_NAMED:
-        found |= {f"{(m.group('series') or m.group('role')).lower()} {m.group('n')}"
-                  for m in _NAMED_NUMBER.finditer(text)}
-    return found
-
-
-IDENTIFY_NAMED = True
+    named = {f"{(m.group('series') or m.group('role')).lower()} {m.group('n')}" for m in _NAMED_NUMBER.finditer(text)}
+    return set(_IDENTIFIER.findall(text)) | named
 
 
 def rival_identifier(window: str, sentence: str, asked: set[str]) -> bool:
