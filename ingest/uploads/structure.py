@@ -251,8 +251,9 @@ class _Splitter:
                 prev_ok = True
                 continue
             at = start + len(line) - len(line.lstrip())
+            kw_head = _KW_HEAD.match(s)  # "Article 4 Scope", "ANNEX III": read once, for every rule below
             if self.recitals:
-                if _ENACTING.match(s) or _KW_HEAD.match(s):
+                if _ENACTING.match(s) or kw_head:
                     self.recitals = 0  # the recitals end where the enacting terms or the articles begin
                 elif (r := _RECITAL.match(s)) and ("recital", r.group("n")) not in self.used:
                     self.unit(_Head(at, "recital", r.group("n"), f"Recital ({r.group('n')})", "", "recital"))
@@ -268,16 +269,15 @@ class _Splitter:
                     continue
             if self.untitled:
                 self.untitled = False
-                if _titled(s) and len(s) <= 120 and not _NUM_HEAD.match(s) and not _KW_HEAD.match(s) \
-                        and not _ITEM.match(s):
+                if _titled(s) and len(s) <= 120 and not _NUM_HEAD.match(s) and not kw_head and not _ITEM.match(s):
                     self.heads[-1].title = s  # "Article 4" then "Scope" on a line of its own
                     prev_ok, first = True, False
                     continue
             hint = self.hints.get(at) or self.hints.get(start)
             # a line that is a keyword heading and nothing else ("Article 16", "ANNEX III") is one even after a line
             # that does not end a sentence (a long section title above it): wrapped prose does not break that way
-            alone = (k := _KW_HEAD.match(s)) is not None and not k.group("title").strip()
-            is_head = self.line(s, at, hint, prev_ok or hint is not None or alone, first)
+            alone = kw_head is not None and not kw_head.group("title").strip()
+            is_head = self.line(s, at, hint, prev_ok or hint is not None or alone, first, kw_head)
             if not is_head and self.heads and (prev_ok or self.items):
                 it = _ITEM.match(s)
                 if it:
@@ -288,7 +288,8 @@ class _Splitter:
             # (unless lines are blocks, as in HTML and Word, where none is wrapped).
             prev_ok = self.ex.blocks or is_head or bool(_SENTENCE_END.search(s)) or len(s) <= SHORT_LINE
 
-    def line(self, s: str, at: int, hint, may_head: bool, first: bool) -> bool:
+    def line(self, s: str, at: int, hint, may_head: bool, first: bool, m: re.Match[str] | None) -> bool:
+        """Whether line ``s`` is a heading (recording it); ``m``: its :data:`_KW_HEAD` match."""
         if not may_head:
             return False
         if self.with_containers and (c := _CONTAINER_HEAD.match(s)) and len(c.group("title")) <= 120 \
@@ -297,7 +298,6 @@ class _Splitter:
         sign = _SIGN_HEAD.match(s)
         if sign and len(sign.group("title") or "") <= 120:
             return self.section_sign(sign.group("num"), (sign.group("title") or "").strip(), at)
-        m = _KW_HEAD.match(s)
         # a title starts with a capital ("Annex I up to date." is a wrapped sentence going on, not a heading)
         if m and len(m.group("title")) <= 120 and not m.group("title")[:1].islower():
             return self.keyword(m.group("kw").lower(), m.group("num"), m.group("title").strip(), at)
