@@ -233,6 +233,22 @@ def test_the_embedder_changes_which_sentence_answers():
         assert printed(d.answer) == [liked]
 
 
+def test_the_asking_sentence_outweighs_the_situation_told_before_it():
+    """A question that tells its situation first is answered about what it asks: the sentence that covers the
+    asking sentence beats the one that covers the situation, though the latter writes more of the question's
+    words. A question of one sentence is ranked as before."""
+    situation = "Where a notified body has stopped its activities, its certificates remain valid for 90 days."
+    asked = "The competent authority shall withdraw the designation within 30 days."
+    srcs = [source(1, "article-36", situation + " " + asked)]
+    q = ("Our notified body stopped its activities and its certificates remain valid. "
+         "Within how many days must the competent authority withdraw the designation?")
+    assert printed(write(q, srcs, max_sentences=1, asked_weight=0.0).answer) == [situation]
+    assert printed(write(q, srcs, max_sentences=1).answer) == [asked]
+    one = "Within how many days must the competent authority withdraw the designation of the body?"
+    assert (printed(write(one, srcs, max_sentences=2, asked_weight=0.0).answer)
+            == printed(write(one, srcs, max_sentences=2).answer))
+
+
 def test_a_period_with_a_number_fits_a_duration_question_better_than_a_vague_one():
     assert fits_kind("Bugfix updates follow approximately every 2 months.", "duration") == 1.0
     assert fits_kind("Releases are not guaranteed on a regular basis.", "duration") == 0.5
