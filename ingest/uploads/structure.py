@@ -13,15 +13,21 @@ sentence, a blank line or another heading, so a wrapped line that happens to beg
   parts of unit 12 (a ``2.1`` with no ``2.`` heading before it opens unit 2); inside a
   schedule or annex, numbers are that schedule's own paragraphs; under a keyword heading
   (``Article 4``), an untitled ``2. The provider shall ...`` is that unit's paragraph ``4(2)``;
+- a statute's subsections ``(1)``, ``(2)`` under a numbered section are parts ``2(1)``, ``2(2)`` (numbered in
+  order from ``(1)``), as "section 2(2)" cites them; a line ending in a dash ("must—") is a lead-in;
 - list items ``(a)``, ``(b)``, ``(i)``, ``(ii)`` become parts labelled after their parent
-  (``12.3(b)``) and stay inside the parent's chunk;
+  (``12.3(b)``, ``3(1)(a)``) and stay inside the parent's chunk;
+- ``SCHEDULE 1`` (or ``Annex II``) alone on its line takes the next line as its title when that line is one
+  (``RELEVANT PUBLIC AUTHORITIES``); its paragraphs ``1 A police force.`` are its parts, numbered in order, whether
+  they read as titles or as sentences;
 - a short line in capitals (``DEFINITIONS``) or a markup heading (HTML ``<h2>``, Markdown
   ``##``, Word "Heading 2") without a number starts a named unit;
 - an act's recitals, ``(12) ...`` paragraphs after a ``Whereas:`` line and before its enacting
   formula ("HAVE ADOPTED ...") or first article, are ``recital-N`` units (kind ``recital``, left out
   of retrieval unless asked for, as the bundled acts' recitals are);
-- in a document whose body has keyword headings (``Article 4``), ``CHAPTER II``, ``PART 3``,
-  ``TITLE IV`` and a ``SECTION 2`` among articles (with a title on the same line or the next) are
+- in a document whose body has keyword headings (``Article 4``), or bare-numbered sections under ``PART 1``
+  headings (a statute), ``CHAPTER II``, ``PART 3``, ``TITLE IV`` and a ``SECTION 2`` among articles (with a
+  title on the same line or the next) are
   containers of the units that follow, not units (:attr:`Unit.containers`, ids
   ``doc/chapter-ii``, ``doc/chapter-ii-section-2``), and "Chapter II" in the text reaches their
   units.
@@ -59,7 +65,8 @@ _ENACTING = re.compile(r"^HAVE ADOPTED THIS\b")
 _NUM_HEAD = re.compile(r"^(?:#+\s*)?(?P<num>\d{1,3}(?:\.\d{1,3}){0,3})(?P<dot>\.?)[ \t]+(?P<title>\S.*)$")
 _RUN_IN = re.compile(r"^(?P<title>[A-Z][^.:;!?]{0,58}[^\s.:;!?])[.:]\s+[A-Z(\"“]")
 _ITEM = re.compile(r"^\(?(?P<i>[a-z]{1,2}|[ivx]{1,5}|[A-Z])\)[ \t]+\S")
-_SENTENCE_END = re.compile(r"[.;:!?)\]\"”’]$")
+_SUBSECTION = re.compile(r"^\((?P<n>\d{1,3})\)[ \t]+\S")
+_SENTENCE_END = re.compile(r"[.;:!?)\]\"”’—]$")  # "must—": a statute's lead-in before its paragraphs
 _ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
 WINDOW, OVERLAP = 800, 100
 SECTION = 4000
@@ -279,8 +286,8 @@ class _Splitter:
             alone = kw_head is not None and not kw_head.group("title").strip()
             is_head = self.line(s, at, hint, prev_ok or hint is not None or alone, first, kw_head)
             if not is_head and self.heads and (prev_ok or self.items):
-                it = _ITEM.match(s)
-                if it:
+                sub = _SUBSECTION.match(s)
+                if not (sub and self.subsection(int(sub.group("n")), at)) and (it := _ITEM.match(s)):
                     self.list_item(it.group("i"), at)
             first = False
             # A heading follows a finished sentence or a short line (a title); a long line that
@@ -325,7 +332,8 @@ class _Splitter:
             key = series_key(num)
             if (kw, key) in self.used:
                 return False
-            self.unit(_Head(at, kw, key, f"{kw.capitalize()} {num}", title, "annex"))
+            # "SCHEDULE 1" alone on its line: the next line may be its title ("RELEVANT PUBLIC AUTHORITIES")
+            self.unit(_Head(at, kw, key, f"{kw.capitalize()} {num}", title, "annex"), keyword=True)
             self.series_mode = True
             return True
         if self.series_mode and self.heads:  # "Section 2" inside a schedule is its own paragraph
@@ -379,7 +387,12 @@ class _Splitter:
         comps = num.split(".")
         if self.series_mode and self.heads:
             if not (_heading_like(title) or title[:1] in "\"“("):
-                return False
+                # "4 The Financial Conduct Authority, for the purposes of ...": a schedule's paragraph written as a
+                # sentence, when it is the next number of the schedule's paragraphs
+                prev = self.numbered[0] if self.numbered else "0"
+                if not (len(comps) == 1 and title[:1].isupper() and prev.isdigit() and int(num) == int(prev) + 1):
+                    return False
+                title = ""
             self.numbered = (num, len(comps))
             self.items.clear()
             self.part(_PartHead(at, len(comps), num, title if len(title) <= 60 else ""))
@@ -418,6 +431,22 @@ class _Splitter:
         self.part(_PartHead(at, 2, label))
         return True
 
+    def subsection(self, k: int, at: int) -> bool:
+        """``(2) A retention notice may not ...`` in a numbered section: the section's subsection ``2(2)``, as a
+        statute numbers them (and cites them: "section 2(2)"), when the numbering goes on in order from ``(1)``.
+        Not under a numbered part (``2.1``), whose ``(1)`` is no subsection of the section."""
+        cur = self.heads[-1]
+        if cur.ns != "body":
+            return False
+        prefix = f"{cur.key}("
+        if self.numbered is None:
+            last = 0
+        elif self.numbered[0].startswith(prefix) and self.numbered[0][len(prefix):-1].isdigit():
+            last = int(self.numbered[0][len(prefix):-1])
+        else:
+            return False
+        return k == last + 1 and self.paragraph(k, at)
+
     def named(self, name: str, at: int) -> None:
         base = key = slug(name)
         k = 1
@@ -447,8 +476,11 @@ def split(ex: Extracted, doc_id: str, title: str) -> Structure:
         return act
     sp = _Splitter(ex)
     sp.run()
-    if sp.body_kw in ("article", "clause", "section") or any(h.heading.startswith("§") for h in sp.heads):
-        # the body is numbered by keyword headings: chapters, parts and titles above them are containers
+    if sp.body_kw in ("article", "clause", "section") or any(h.heading.startswith("§") for h in sp.heads) or (
+            any(h.ns == "body" for h in sp.heads) and any(h.ns == "named" and _CONTAINER_HEAD.match(h.heading)
+                                                          for h in sp.heads)):
+        # the body is numbered by keyword headings, or by bare numbers under "PART 1" headings (a statute's
+        # sections): chapters, parts and titles above them are containers
         again = _Splitter(ex, containers=True, body_kw=sp.body_kw)
         again.run()
         if again.unit_containers:

@@ -113,3 +113,65 @@ def test_a_section_sign_names_a_section_by_its_whole_number_and_references_reach
             assert named and named[0].resolved and named[0].dst_unit.startswith("hipaa/section-164.40"), q
     finally:
         use_adapters(None)
+
+
+STATUTE = """Data Retention Act 2026
+
+An Act to make provision about the retention of communications data.
+
+PART 1
+RETENTION
+
+1 Interpretation
+(1) In this Act "relevant public authority" means an authority listed in Schedule 1.
+(2) References to an operator include a person who provides a private service.
+
+2 Retention notices
+(1) The Secretary of State may require an operator to retain relevant communications data.
+(2) A retention notice may not require any data to be retained for more than 12 months.
+
+3 Safeguards
+(1) An operator who retains communications data by virtue of section 2 must—
+(a) secure the data against accidental destruction, and
+(b) destroy the data at the end of the period mentioned in section 2(2).
+(2) The duty in subsection (1)(b) does not apply to data subject to an authorisation.
+
+PART 2
+ACCESS
+
+4 Authorisations
+(1) A designated senior officer may grant an authorisation under this section.
+
+SCHEDULE 1
+RELEVANT PUBLIC AUTHORITIES
+1 A police force.
+2 The National Crime Agency.
+3 The Financial Conduct Authority, for the purposes of section 4 only, and only where the data relates to a
+regulated firm.
+"""
+
+
+def test_a_statute_has_parts_as_containers_subsections_as_parts_and_titled_schedules(tmp_path):
+    """A UK-style act: "PART 1" with its title on the next line holds the sections after it (it is no unit, nor is
+    its title); "(2)" opens subsection 2(2) and "(a)" under a "must—" lead-in is 3(1)(a); "SCHEDULE 1" alone takes
+    the next line as its title and keeps its paragraphs, even one written as a sentence."""
+    from anchor_core import workspace
+    from anchor_core.embeddings import HashEmbedder
+    from anchor_core.stores.sqlite import SQLiteStore
+
+    units = {u.heading: u for u in split(Extracted(text=STATUTE), "dra", "Data Retention Act 2026").units}
+    assert list(units) == ["Preamble", "1", "2", "3", "4", "Schedule 1"]
+    assert [(c.label, c.title) for c in units["2"].containers] == [("Part 1", "Retention")]
+    assert [(c.label, c.title) for c in units["4"].containers] == [("Part 2", "Access")]
+    assert [p.label for p in units["2"].parts] == ["2(1)", "2(2)"]
+    assert [p.label for p in units["3"].parts] == ["3(1)", "3(1)(a)", "3(1)(b)", "3(2)"]
+    sched = units["Schedule 1"]
+    assert sched.title == "RELEVANT PUBLIC AUTHORITIES"
+    assert [p.label for p in sched.parts] == ["1", "2", "3"]
+    assert "The National Crime Agency" in sched.text
+
+    store = SQLiteStore(tmp_path / "a.db")
+    workspace.upload_files(store, HashEmbedder(), [("dra.txt", STATUTE.encode())], corpus="acts")
+    got = {(r.raw, r.dst_unit, r.dst_part) for r in store.references_from("acts", store.unit_ids("acts"))}
+    assert ("Schedule 1", "dra/schedule-1", None) in got
+    assert ("section 2(2)", "dra/2", "2(2)") in got
