@@ -4,7 +4,8 @@ the Acme agreement"), read with the grammar their documents were read with (:mod
 - An EU act read by its own grammar (:mod:`ingest.uploads.euact`) is asked about as the bundled acts are: "Article
   6(2)", "Annex III", "Chapter II" (its articles), when the corpus holds one such act; when it holds several, an
   article number names no single act and is not placed.
-- Chapters and sections of the one other document that has them ("Chapter II") reach their units.
+- Chapters, sections, parts and titles of the one other document that has them ("Chapter II", "Part 2") reach
+  their units.
 - Clause and section numbers of the other documents are read as those documents' own references are (their
   structural grammar; a defined term or a document's title in a question is the scope's business,
   :mod:`anchor_core.ask.scope`, not a named unit): "clause 12" is the only document's clause 12 when the corpus
@@ -44,7 +45,7 @@ class UploadsGrammar:
             q = question_unit(text).model_copy(update={"doc_id": r.only})
             found += [x for x in structural_references(q, r.others) if not any(a <= x.start < b for a, b in taken)]
             if r.chaptered:  # "What does Chapter II cover?" over the one document with chapters
-                probe = capitalise_keywords(text, r"chapters?|sections?")
+                probe = capitalise_keywords(text, r"chapters?|sections?|parts?|titles?")
                 found += chapter_references(probe, r.chaptered, QUESTION_UNIT, [], r.members)
         return [x.model_copy(update={"raw": text[x.start:x.end]}) for x in found]
 

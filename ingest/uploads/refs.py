@@ -32,7 +32,7 @@ from pathlib import PurePosixPath
 from anchor_core.models import Container, Document, Reference, Unit
 from ingest.base import part_at
 from ingest.containers import expand, members
-from ingest.eurlex_refs import container_references, extract_references
+from ingest.eurlex_refs import _numbers, container_references, extract_references
 from ingest.uploads.structure import BODY, SERIES, series_key
 
 _NUM = r"\d{1,3}(?:\.\d{1,3})*(?:\([a-z0-9]{1,4}\))*"
@@ -204,11 +204,44 @@ def _parts_of(u: Unit) -> Callable[[int], str | None]:
 def chapter_references(text: str, doc_id: str, src_unit: str, within: list[Container],
                        members_of: Callable[[str], dict[str, list[str]]],
                        part_of: Callable[[int], str | None] | None = None) -> list[Reference]:
-    """References to the chapters and sections of document ``doc_id`` written in ``text`` (a unit's, sitting in
-    ``within``, or a question's), one per member unit (:func:`ingest.eurlex_refs.container_references`, on the
-    document's own container ids)."""
+    """References to the chapters, sections, parts and titles of document ``doc_id`` written in ``text`` (a
+    unit's, sitting in ``within``, or a question's), one per member unit (:func:`ingest.eurlex_refs.container_references`,
+    on the document's own container ids, and :func:`part_references`)."""
     refs = container_references(text, src_unit=src_unit, within=_bare(within, f"{doc_id}/"), part_of=part_of)
+    taken = [(r.start, r.end) for r in refs]
+    held = members_of(doc_id)
+    refs += [r for r in part_references(text, src_unit, part_of)
+             if f"{doc_id}/{r.container}" in held and not any(a < r.end and r.start < b for a, b in taken)]
     return _in_document(doc_id, refs, members_of)
+
+
+_PART_NUM = r"(?:\d{1,3}|[IVXLC]{1,6}|[A-Z])"
+# "Part 2", "Parts 1 and 3", "Title IV": a statute's or a contract's parts and titles (not "Part A of Schedule 2",
+# a part of a schedule, nor "Part 2 of the Companies Act", another act's)
+_PARTS = re.compile(rf"\b(?P<kw>Part|Title)s?\s+(?P<nums>{_PART_NUM}(?:(?:\s*,\s*|\s+(?:and|or|to)\s+){_PART_NUM})*)"
+                    r"(?![\w(]|\.\d)(?!\s+of\s+(?:the\s+|this\s+)?(?:Schedule|Annex|Appendix|Exhibit|[A-Z][\w-]*\s+Act)\b)")
+
+
+def part_references(text: str, src_unit: str, part_of: Callable[[int], str | None] | None = None) -> list[Reference]:
+    """"Part 2", "Parts 1 and 2", "Title IV" in ``text``: one reference per container named, on the document's own
+    container ids (``part-2``, ``title-iv``), with no target yet; :func:`chapter_references` keeps those the
+    document has.
+
+    >>> [(r.raw, r.container) for r in part_references("Parts 1 and 2 apply; Part A of Schedule 2 does not.", "u")]
+    [('Parts 1 and 2', 'part-1'), ('Parts 1 and 2', 'part-2')]
+    """
+    if "Part" not in text and "Title" not in text:
+        return []
+    refs: list[Reference] = []
+    for m in _PARTS.finditer(text):
+        nums = m.group("nums")
+        digits = nums[:1].isdigit()
+        values = _numbers(nums, numeral=not digits) if digits or re.fullmatch(r"[IVXLC\s,andorto]+", nums) else \
+            re.findall(r"[A-Z]", nums)
+        for n in dict.fromkeys(values):
+            refs.append(Reference(src_unit=src_unit, src_part=part_of(m.start()) if part_of else None,
+                                  start=m.start(), end=m.end(), raw=m.group(0), container=f"{m.group('kw').lower()}-{n.lower()}"))
+    return refs
 
 
 def act_references(u: Unit, members_of: Callable[[str], dict[str, list[str]]]) -> list[Reference]:

@@ -134,7 +134,7 @@ RETENTION
 (1) An operator who retains communications data by virtue of section 2 must—
 (a) secure the data against accidental destruction, and
 (b) destroy the data at the end of the period mentioned in section 2(2).
-(2) The duty in subsection (1)(b) does not apply to data subject to an authorisation.
+(2) The duty in subsection (1)(b) does not apply to data subject to an authorisation under Part 2.
 
 PART 2
 ACCESS
@@ -175,3 +175,13 @@ def test_a_statute_has_parts_as_containers_subsections_as_parts_and_titled_sched
     got = {(r.raw, r.dst_unit, r.dst_part) for r in store.references_from("acts", store.unit_ids("acts"))}
     assert ("Schedule 1", "dra/schedule-1", None) in got
     assert ("section 2(2)", "dra/2", "2(2)") in got
+    assert ("Part 2", "dra/4", None) in got  # a part reaches the sections it holds
+    from anchor_core.named import named_references, use_adapters
+    from ingest import get_adapter
+
+    use_adapters(get_adapter)
+    try:  # and so does a question that names it
+        named = named_references("What does part 1 of the Act cover?", store=store, corpus="acts")
+        assert {r.dst_unit for r in named} == {"dra/1", "dra/2", "dra/3"}
+    finally:
+        use_adapters(None)
