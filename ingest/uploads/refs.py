@@ -205,8 +205,9 @@ def chapter_references(text: str, doc_id: str, src_unit: str, within: list[Conta
                        members_of: Callable[[str], dict[str, list[str]]],
                        part_of: Callable[[int], str | None] | None = None) -> list[Reference]:
     """References to the chapters, sections, parts and titles of document ``doc_id`` written in ``text`` (a
-    unit's, sitting in ``within``, or a question's), one per member unit (:func:`ingest.eurlex_refs.container_references`,
-    on the document's own container ids, and :func:`part_references`)."""
+    unit's, sitting in ``within``, or a question's), one per member unit
+    (:func:`ingest.eurlex_refs.container_references`, on the document's own container ids, and
+    :func:`part_references`)."""
     refs = container_references(text, src_unit=src_unit, within=_bare(within, f"{doc_id}/"), part_of=part_of)
     taken = [(r.start, r.end) for r in refs]
     held = members_of(doc_id)
@@ -238,9 +239,10 @@ def part_references(text: str, src_unit: str, part_of: Callable[[int], str | Non
         digits = nums[:1].isdigit()
         values = _numbers(nums, numeral=not digits) if digits or re.fullmatch(r"[IVXLC\s,andorto]+", nums) else \
             re.findall(r"[A-Z]", nums)
+        kind = m.group("kw").lower()
         for n in dict.fromkeys(values):
             refs.append(Reference(src_unit=src_unit, src_part=part_of(m.start()) if part_of else None,
-                                  start=m.start(), end=m.end(), raw=m.group(0), container=f"{m.group('kw').lower()}-{n.lower()}"))
+                                  start=m.start(), end=m.end(), raw=m.group(0), container=f"{kind}-{n.lower()}"))
     return refs
 
 
