@@ -7,7 +7,8 @@ references that
 
 - ``clause 12.3``, ``Clauses 4 and 5``, ``section 4.2(b)``, ``as defined in Section 1``,
   ``Article 5`` → the body unit (and the numbered part when the unit has it);
-- ``Schedule 2``, ``Annex II``, ``Appendix A``, ``paragraph 3 of Schedule 2`` → that unit;
+- ``Schedule 2``, ``Annex II``, ``Appendix A``, ``paragraph 3 of Schedule 2`` → that unit; ``A.8.13`` → that
+  part of the document's lettered annex (or appendix) when it has one;
 - ``paragraph (b) above``, ``sub-paragraph (ii)`` → the list item of the same unit;
 - ``clause 4 of the Data Processing Addendum`` or a bare mention of another uploaded
   document's title → that document; ``of this Agreement`` stays in the document; ``Article 9
@@ -47,6 +48,7 @@ _SERIES_REF = re.compile(r"\b(?P<kw>schedules?|annex(?:es)?|appendix|appendices|
 _OF = re.compile(r"\s+(?:of|in|to|under)\s+(?:the\s+)?(?P<where>this\s+(?:Agreement|Contract|Policy|Deed|Document"
                  r"|Schedule|Annex|Appendix)\b|(?:Schedule|Annex|Appendix|Exhibit)\s+(?:\d{1,3}|[IVXLC]{1,6}\b|"
                  r"[A-Z]\b)|[A-Z][\w\-]*(?:\s+(?:[A-Z(][\w\-)/]*|\d{2,4}/\d+|of|and|on|for))*)")
+_LETTERED_REF = re.compile(r"(?<![\w.])(?P<num>[A-Z](?:\.\d{1,3}){1,4})(?![\w]|\.\d)")
 _ITEM_REF = re.compile(r"\b(?:sub-?)?paragraphs?\s+\((?P<x>[a-z]{1,2}|[ivx]{1,5})\)"
                        r"(?:\s+of\s+(?:clause|section|article)\s+(?P<num>\d{1,3}(?:\.\d{1,3})*))?"
                        r"|\((?P<y>[a-z]{1,2}|[ivx]{1,5})\)\s+(?P<dir>above|below)\b", re.I)
@@ -365,6 +367,16 @@ def _structural(u: Unit, cat: Catalogue) -> list[Reference]:
         end = where[2] if where and where[0] == "doc" else m.end()
         target = cat.series(doc, ns, series_key(m.group("n"))) if doc else None
         refs.append(_ref(u, m.start(), end, target))
+    for m in _LETTERED_REF.finditer(u.text):
+        # "A.8.13" (or "control A.8.13"): a part of the document's lettered annex or appendix that has it; any
+        # other "A.1" (a figure, a table of another text) is no reference
+        if any(a <= m.start() < b for a, b in spans) or not u.doc_id:
+            continue
+        for ns in SERIES:
+            target = cat.series(u.doc_id, ns, m.group("num")[0].lower())
+            if target is not None and m.group("num") in cat.labels.get(target, set()):
+                refs.append(_ref(u, m.start(), m.end(), target, m.group("num")))
+                break
     return refs
 
 

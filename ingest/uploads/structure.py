@@ -18,8 +18,9 @@ sentence, a blank line or another heading, so a wrapped line that happens to beg
 - list items ``(a)``, ``(b)``, ``(i)``, ``(ii)`` become parts labelled after their parent
   (``12.3(b)``, ``3(1)(a)``) and stay inside the parent's chunk;
 - ``SCHEDULE 1`` (or ``Annex II``) alone on its line takes the next line as its title when that line is one
-  (``RELEVANT PUBLIC AUTHORITIES``); its paragraphs ``1 A police force.`` are its parts, numbered in order, whether
-  they read as titles or as sentences;
+  (``RELEVANT PUBLIC AUTHORITIES``; a standard's ``(normative)`` line between them is skipped); its paragraphs
+  ``1 A police force.`` are its parts, numbered in order, whether they read as titles or as sentences, and so are a
+  lettered annex's ``A.5.1 Policies for information security: ...`` (part ``A.5.1``);
 - a short line in capitals (``DEFINITIONS``) or a markup heading (HTML ``<h2>``, Markdown
   ``##``, Word "Heading 2") without a number starts a named unit;
 - an act's recitals, ``(12) ...`` paragraphs after a ``Whereas:`` line and before its enacting
@@ -66,6 +67,10 @@ _NUM_HEAD = re.compile(r"^(?:#+\s*)?(?P<num>\d{1,3}(?:\.\d{1,3}){0,3})(?P<dot>\.
 _RUN_IN = re.compile(r"^(?P<title>[A-Z][^.:;!?]{0,58}[^\s.:;!?])[.:]\s+[A-Z(\"“]")
 _ITEM = re.compile(r"^\(?(?P<i>[a-z]{1,2}|[ivx]{1,5}|[A-Z])\)[ \t]+\S")
 _SUBSECTION = re.compile(r"^\((?P<n>\d{1,3})\)[ \t]+\S")
+# a lettered annex's numbered controls or clauses: "A.5.1 Policies for information security: ..."
+_LETTER_HEAD = re.compile(r"^(?:#+\s*)?(?P<num>[A-Z](?:\.\d{1,3}){1,4})\.?[ \t]+(?P<title>\S.*)$")
+# a standard's annex says what kind it is on a line of its own before its title: "Annex A" / "(normative)" / "Title"
+_ANNEX_KIND = re.compile(r"^\((?:normative|informative)\)$", re.I)
 _SENTENCE_END = re.compile(r"[.;:!?)\]\"”’—]$")  # "must—": a statute's lead-in before its paragraphs
 _ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
 WINDOW, OVERLAP = 800, 100
@@ -274,6 +279,9 @@ class _Splitter:
                     self.open[-1] = self.open[-1].model_copy(update={"title": self.title_case(s)})
                     prev_ok, first = True, False
                     continue
+            if self.untitled and _ANNEX_KIND.match(s):
+                prev_ok, first = True, False
+                continue  # "Annex A" / "(normative)": the title is on the next line
             if self.untitled:
                 self.untitled = False
                 if _titled(s) and len(s) <= 120 and not _NUM_HEAD.match(s) and not kw_head and not _ITEM.match(s):
@@ -311,6 +319,9 @@ class _Splitter:
         n = _NUM_HEAD.match(s)
         if n:
             return self.number(n.group("num"), n.group("title").strip(), at, marked=hint is not None)
+        if self.series_mode and self.heads and (lt := _LETTER_HEAD.match(s)) \
+                and lt.group("num")[0].lower() == self.heads[-1].key:
+            return self.lettered(lt.group("num"), lt.group("title").strip(), at)
         if hint is not None and self.top_level is not None:
             name = s.lstrip("#").strip()
             if hint.level > self.top_level and self.heads:
@@ -429,6 +440,16 @@ class _Splitter:
         self.numbered = (label, 2)
         self.items.clear()
         self.part(_PartHead(at, 2, label))
+        return True
+
+    def lettered(self, num: str, title: str, at: int) -> bool:
+        """``A.5.1 Policies for information security: ...`` in Annex A: its part ``A.5.1``, titled by its run-in
+        heading (or by the line, when the line is a heading)."""
+        run_in = re.match(r"(?P<t>[^.:;]{2,80}):\s", title)
+        name = run_in.group("t") if run_in and _heading_like(run_in.group("t")) else title if _titled(title) else ""
+        self.numbered = (num, num.count("."))
+        self.items.clear()
+        self.part(_PartHead(at, num.count("."), num, name))
         return True
 
     def subsection(self, k: int, at: int) -> bool:

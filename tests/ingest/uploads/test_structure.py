@@ -185,3 +185,41 @@ def test_a_statute_has_parts_as_containers_subsections_as_parts_and_titled_sched
         assert {r.dst_unit for r in named} == {"dra/1", "dra/2", "dra/3"}
     finally:
         use_adapters(None)
+
+
+STANDARD = """Information security management systems - Requirements
+
+6 Planning
+6.1.3 Information security risk treatment
+The organization shall compare the controls it determined with those in Annex A.
+
+Annex A
+(normative)
+Information security controls reference
+
+A.8 Technological controls
+A.8.13 Information backup: Backup copies of information shall be maintained and regularly tested.
+A.8.15 Logging: Logs that record activities shall be produced, stored, protected and analysed.
+A.8.16 Monitoring activities: Networks shall be monitored, and the logs produced under A.8.15 shall be reviewed.
+"""
+
+
+def test_a_standards_lettered_annex_has_its_controls_as_parts_that_references_reach(tmp_path):
+    """A standard's "Annex A" / "(normative)" / title: the title is the line after the kind; "A.8.13 Information
+    backup: ..." is part A.8.13 of Annex A, titled by its run-in heading, and "A.8.15" in the text reaches it."""
+    from anchor_core import workspace
+    from anchor_core.embeddings import HashEmbedder
+    from anchor_core.stores.sqlite import SQLiteStore
+
+    units = {u.heading: u for u in split(Extracted(text=STANDARD), "iso", "ISMS").units}
+    annex = units["Annex A"]
+    assert annex.title == "Information security controls reference"
+    assert [(p.label, p.title) for p in annex.parts] == [
+        ("A.8", "Technological controls"), ("A.8.13", "Information backup"), ("A.8.15", "Logging"),
+        ("A.8.16", "Monitoring activities")]
+
+    store = SQLiteStore(tmp_path / "a.db")
+    workspace.upload_files(store, HashEmbedder(), [("iso.txt", STANDARD.encode())], corpus="std")
+    got = {(r.src_part, r.raw, r.dst_unit, r.dst_part) for r in store.references_from("std", store.unit_ids("std"))}
+    assert ("A.8.16", "A.8.15", "iso/annex-a", "A.8.15") in got
+    assert any(raw == "Annex A" and dst == "iso/annex-a" for _, raw, dst, _ in got)
