@@ -411,3 +411,32 @@ def test_checks_kept_by_an_older_version_are_made_again(tmp_path):
     assert rs.list()[0].assessment.state == "unconfirmed"
     assert json.loads(rs._db.execute("SELECT checks FROM run_checks").fetchone()[0])["version"] == 2
     assert rs.get(saved.id).assessment().state == "unconfirmed"
+
+
+def test_a_quote_of_the_unit_the_question_names_addresses_a_question_about_that_unit_only():
+    """"What does section 3 require?" is about section 3: a supported quote of it addresses the question though its
+    sentence never writes "section 3". A quote of another unit does not become relevant this way, nor does a quote of
+    section 3 for a question that asks something of it ("What fee does section 3 set?")."""
+    from anchor_core.ask.pipeline import asked_unit_quoted
+    from anchor_core.ask.question import analyse
+    from anchor_core.ask.relevance import relevance
+    from anchor_core.models import Hit, Unit
+
+    text = "3 Safeguards\n(1) An operator who retains data must secure the data against destruction."
+    quote = "(1) An operator who retains data must secure the data against destruction."
+    unit = Unit(unit_id="act/3", doc_id="act", kind="section", heading="3", title="Safeguards", text=text)
+    hit = Hit(chunk_id="c3", unit_id="act/3", doc_id="act", kind="section", start=0, end=len(text), text=text,
+              score=0.3, heading="3 Safeguards", named="section 3")
+    claim = CheckedClaim(text=quote, cited=[1], supported=True, verdict="supported",
+                         anchor=_anchor(quote, text=text, unit="act/3"))
+    other = CheckedClaim(text=quote, cited=[1], supported=True, verdict="supported",
+                         anchor=_anchor(quote, text=text, unit="act/4"))
+    for question, claims, expected in (("What does section 3 require?", [claim], True),
+                                       ("What does section 3 require?", [other], False),
+                                       ("What fee does section 3 set?", [claim], False)):
+        qa = analyse(question)
+        before = relevance(question, [c.text for c in claims], analysis=qa)
+        assert not before.addressed
+        after = asked_unit_quoted(before, qa, [hit], {"act/3": unit}, claims)
+        assert after.addressed is expected, question
+        assert after.claims == ([True] if expected else before.claims)

@@ -33,7 +33,7 @@ from anchor_core.ask import dated as dated_mod
 from anchor_core.ask import gate as gate_mod
 from anchor_core.ask import scope as scope_mod
 from anchor_core.ask.llm import ChatClient, LLMAuthError, LLMConfig, LLMError, make_client
-from anchor_core.ask.question import QuestionAnalysis, analyse, answer_values
+from anchor_core.ask.question import VALUE_KINDS, QuestionAnalysis, analyse, answer_values
 from anchor_core.ask.relevance import relevance
 from anchor_core.ask.writers import Draft, DraftClaim, ExtractiveWriter, LLMWriter, llm_decompose, llm_judge
 from anchor_core.check import Reader, check
@@ -53,6 +53,7 @@ from anchor_core.report import (
 )
 from anchor_core.retrieve import RetrievalSettings, hit_of, retrieve
 from anchor_core.scorers import DEFAULT_SCORER, SCORERS, Scorer, build_scorer
+from anchor_core.scorers.text import stem
 from anchor_core.stores.base import Store
 from anchor_core.text import STOP_WORDS, count, words
 
@@ -530,6 +531,7 @@ def _finish(question: str, corpus: str, info: CorpusInfo, hits: list[Hit], units
         addresses = relevance(question, read_in_place(claims, [c.text for c in checked]), weights=gate_weights,
                               embedder=embedder, analysis=qa)
         addresses.claims = lead_ins_carry(claims, addresses.claims)
+        addresses = asked_unit_quoted(addresses, qa, hits, units, checked)
     return Report(kind="ask", question=question, corpus=corpus, corpus_version=info.version, refused=False,
                   answer=draft.answer, claims=checked, relevance=addresses, sources=sources, gate=decision,
                   trace=run.events, models=models, threshold=scorer.threshold, settings=s.model_dump(), notes=run.notes,
@@ -745,6 +747,29 @@ def read_in_place(claims: list[DraftClaim], texts: list[str]) -> list[str]:
         joint = "\n" if lead is not None and tables.is_row(texts[lead]) and tables.is_row(text) else " "
         out.append(text if lead is None else f"{out[lead]}{joint}{text}")
     return out
+
+
+def asked_unit_quoted(rel: Relevance, qa: QuestionAnalysis, hits: Sequence[Hit], units: dict[str, Unit],
+                      checked: Sequence[CheckedClaim]) -> Relevance:
+    """A question whose only topic is the unit it names ("What does section 3 require?", "What does Article 10
+    say?": every focus word is the reference's or the unit's heading's) is addressed by a supported quote of that
+    unit, though the quote never repeats "section 3" (the relevance check reads the quote's words only). A quote
+    of another unit that cites it ("The duties imposed by section 3 are enforceable by ...") is not; nor is any
+    quote when the question asks something of the unit ("What fee does section 3 set?": "fee" is no word of the
+    reference or the heading)."""
+    if rel.addressed or not qa.parts or rel.kind in VALUE_KINDS:
+        return rel
+    named = {h.unit_id for h in hits if h.named and not h.via}
+    said = {stem(w) for h in hits if h.unit_id in named for w in words(f"{h.named} {h.heading}")}
+    said |= {stem(w) for uid in named if (u := units.get(uid)) is not None for w in words(f"{u.heading} {u.title}")}
+    if not named or any(stem(p) not in said for p in qa.parts):
+        return rel
+    marks = [c.supported and c.anchor is not None and c.anchor.unit_id in named for c in checked]
+    if not any(marks):
+        return rel
+    return rel.model_copy(update={"addressed": True, "reason": "", "claims": [a or b for a, b in zip(marks, rel.claims)]
+                                  if len(rel.claims) == len(marks) else marks,
+                                  "method": f"{rel.method}; the named unit quoted"})
 
 
 def lead_ins_carry(claims: list[DraftClaim], marks: list[bool]) -> list[bool]:
