@@ -211,10 +211,11 @@ def chapter_references(text: str, doc_id: str, src_unit: str, within: list[Conta
     (:func:`ingest.eurlex_refs.container_references`, on the document's own container ids, and
     :func:`part_references`)."""
     refs = container_references(text, src_unit=src_unit, within=_bare(within, f"{doc_id}/"), part_of=part_of)
-    taken = [(r.start, r.end) for r in refs]
-    held = members_of(doc_id)
-    refs += [r for r in part_references(text, src_unit, part_of)
-             if f"{doc_id}/{r.container}" in held and not any(a < r.end and r.start < b for a, b in taken)]
+    if parts := part_references(text, src_unit, part_of):  # most texts name no part: the members are not read
+        taken = [(r.start, r.end) for r in refs]
+        held = members_of(doc_id)
+        refs += [r for r in parts
+                 if f"{doc_id}/{r.container}" in held and not any(a < r.end and r.start < b for a, b in taken)]
     return _in_document(doc_id, refs, members_of)
 
 
@@ -238,9 +239,11 @@ def part_references(text: str, src_unit: str, part_of: Callable[[int], str | Non
     refs: list[Reference] = []
     for m in _PARTS.finditer(text):
         nums = m.group("nums")
-        digits = nums[:1].isdigit()
-        values = _numbers(nums, numeral=not digits) if digits or re.fullmatch(r"[IVXLC\s,andorto]+", nums) else \
-            re.findall(r"[A-Z]", nums)
+        letters = re.findall(r"[A-Z]+", nums)
+        if nums[:1].isdigit() or all(set(x) <= set("IVXLC") for x in letters):  # "2 to 4", "II and III": ranges
+            values = _numbers(nums, numeral=not nums[:1].isdigit())
+        else:  # "A and B": letters as written
+            values = letters
         kind = m.group("kw").lower()
         for n in dict.fromkeys(values):
             refs.append(Reference(src_unit=src_unit, src_part=part_of(m.start()) if part_of else None,
