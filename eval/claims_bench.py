@@ -549,6 +549,11 @@ FRESH_FILES = (
      "file's brief, committed (d4597b4) and held out through session 49. **First run** (session 50, on its start "
      "code f7a3281): the table below. Neither the rules nor the contradiction reader were written or trained with "
      "this file (the reader was trained on files 2-13), so its reader table is held out too."),
+    ("fresh_claims18.jsonl", "Eighteenth file: 77 paraphrases and 50 contradicting paraphrases",
+     "Sentences drawn with seed 54 by `eval/claims/draw.py`, written by a helper on 5 Dec 2026 from the seventh "
+     "file's brief, committed (d069934) and held out through session 50. **First run** (session 51, on its start "
+     "code 2602836): the table below. Neither the rules nor the contradiction reader were written or trained with "
+     "this file (the reader was trained on files 2-13), so its reader table is held out too."),
 )
 
 

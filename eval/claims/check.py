@@ -199,7 +199,8 @@ def main() -> int:
                        ("hand", "fresh_claims15.jsonl"),
                        ("hand", "fresh_claims16.jsonl"),
                        ("hand", "fresh_claims17.jsonl"),
-                       ("hand", "fresh_claims18.jsonl")):
+                       ("hand", "fresh_claims18.jsonl"),
+                       ("hand", "fresh_claims19.jsonl")):
         path = HERE / name
         if not path.exists():
             problems.append(f"{name}: missing")
