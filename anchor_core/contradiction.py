@@ -1231,6 +1231,58 @@ def _actors(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
                     tuple(sorted(ca)))
 
 
+# Words the role pattern of :data:`_BODY` ("-er" / "-or") matches that name no one: conjunctions, verbs, comparatives
+# and the like (general English, not a corpus's words).
+_NOT_ROLE = frozenset("""whenever wherever whatever however whoever whichever ever never over consider considers
+differ differs offer offers later greater lower higher larger wider newer older longer shorter earlier smaller bigger
+fewer lesser better faster slower stronger weaker easier harder simpler clearer broader narrower deeper closer cheaper
+safer riskier latter former senior junior superior inferior interior exterior""".split())
+
+
+def _roles(toks: list[Token]) -> dict[str, int]:
+    """Content keys of the role nouns a sentence writes ("the processor", "the Board", "PEP editors"), each with
+    where it first stands: the words of :data:`_BODY`, not a capitalised word alone (a name, a title word)."""
+    out: dict[str, int] = {}
+    for i, t in enumerate(toks):
+        low = t.text.lower()
+        if t.kind != "word" or not t.content or low in _NOT_AGENT or low in _NOT_ROLE or low in _MONTHS or \
+                _BODY.fullmatch(low) is None or t.text.isupper():
+            continue
+        nxt = toks[i + 1].text.lower() if i + 1 < len(toks) else ""
+        if low.endswith("s") and nxt in _OBJECT_OPENERS:
+            continue  # "covers the", "offers a": a verb
+        out.setdefault(t.key, i)
+    return out
+
+
+def _norm(toks: list[Token]) -> bool:
+    """The sentence states a norm: a modal or deontic word ("May" next to a number is the month)."""
+    def month(m: _Modal) -> bool:
+        near = toks[max(0, m.pos - 1):m.pos + 2]
+        return toks[m.pos].text == "May" and any(t.kind == "number" for t in near)
+    return any(not month(m) for m in _modals(toks))
+
+
+def _role_swap(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
+    """Another role in the norm, wherever the sentences put it: the claim names a role (a body, a party, an
+    "-er" / "-or" agent) the source sentence never writes, and drops one the source writes ("The processor
+    should assist the controller" / "the controller should help the processor" is caught by :func:`_actors`;
+    "Informing the authorities is a task of the Board" / "The Commission shall inform the authorities", "a vote
+    held by the PSF Board" / "the core team may remove ... via a vote" are caught here). Read only when either
+    sentence states a norm: a description ("a British guitarist", "died of lung cancer") is no actor's duty."""
+    if not (_norm(stoks) or _norm(ctoks)):
+        return None
+    s_keys, c_keys = {t.key for t in stoks}, {t.key for t in ctoks}
+    s_roles, c_roles = _roles(stoks), _roles(ctoks)
+    new = [k for k in c_roles if k not in s_keys]
+    gone = [k for k in s_roles if k not in c_keys]
+    if not new or not gone:
+        return None
+    g, n = s_roles[gone[0]], c_roles[new[0]]
+    return Conflict("actor", f"the source names {_np(stoks, g, g + 1)}, the claim {_np(ctoks, n, n + 1)}",
+                    tuple(new))
+
+
 def _named_after(toks: list[Token], pos: int, agent: list[str]) -> bool:
     """``agent``'s content keys, in order and next to each other, among the content words after ``pos``."""
     keys = [t.key for t in toks[pos + 1:] if t.content and t.kind == "word"]
@@ -1325,6 +1377,30 @@ def _forces(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
                 best, best_share = s, share
         if best is not None and best_share[0] >= 0.6 and _clash(best, c) and "optional" in (best.force, c.force):
             return _modal_conflict(stoks, ctoks, best, c)
+    return _one_norm(stoks, ctoks, sms)
+
+
+def _one_norm(stoks: list[Token], ctoks: list[Token], sms: list[_Modal]) -> Conflict | None:
+    """A permission stated as an obligation, or the reverse, when each sentence states one norm and the two
+    clauses share most of the shorter one's words, whatever verb each modal governs: "SMEs may provide the
+    elements in a simplified manner" / "SMEs are required to supply the elements in a simplified form".
+
+    Read only where nothing else can be meant: one force on each side (a sentence with "must" and "may" states
+    two norms), "may" against "must" and not against "should" (a restatement turns a recommendation into "has
+    to"), no ability verb ("can", "could": what is possible), no choice, and no "only" in either sentence ("may
+    be used only with consent" says what "shall not be used without consent" says)."""
+    cms = _modals(ctoks)
+    if not sms or not cms or len({m.force for m in sms}) != 1 or len({m.force for m in cms}) != 1:
+        return None
+    s, c = sms[0], cms[0]
+    if frozenset({s.force, c.force}) != frozenset({"may", "must"}) or s.choice or c.choice or not _clash(s, c):
+        return None
+    if {s.surface.lower(), c.surface.lower()} & _ABILITY or any(t.text.lower() == "only" for t in stoks + ctoks):
+        return None
+    ck, sk = _clause_keys(ctoks, c), _clause_keys(stoks, s)
+    shared = len(ck & sk)
+    if shared >= 3 and shared / min(len(ck), len(sk)) >= 0.6:
+        return _modal_conflict(stoks, ctoks, s, c)
     return None
 
 
@@ -1472,7 +1548,7 @@ def _condition_made_exception(stoks: list[Token], ctoks: list[Token]) -> Conflic
 
 
 REWORDED = [_polarity, _unconditional, _added_exception, _actors, _forces, _senses, _time_order,
-            _condition_made_exception]
+            _condition_made_exception, _role_swap]
 
 
 def numeric_conflicts(sentence: str, claim: str) -> list[Conflict]:

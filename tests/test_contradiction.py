@@ -896,3 +896,57 @@ def test_ought_to_is_a_modal():
                 "design.")] == ["actor"]
     assert contradiction.conflicts(source, "The controller ought to adopt internal policies which meet the "
                                            "principles of data protection by design.") == []
+
+
+@pytest.mark.parametrize("sentence, claim, said", [
+    ("The Commission shall also inform the national authorities of its decision.",
+     "Informing the national authorities of the decision is also a task of the Board.",
+     "the source names “the Commission”, the claim “the Board”"),
+    ("In exceptional circumstances, the core team may remove a sitting council member via a vote of no confidence.",
+     "A sitting council member can in exceptional circumstances be removed through a vote of no confidence held by "
+     "the foundation's directors.",
+     "the source names “team”, the claim “directors”"),
+])
+def test_another_role_anywhere_in_a_norm(sentence, claim, said):
+    """The role the claim puts in the norm need not stand before its modal: a "task of", a "held by"."""
+    assert [(c.kind, c.reason) for c in contradiction.conflicts(sentence, claim)] == [("actor", said)]
+
+
+@pytest.mark.parametrize("sentence, claim", [
+    # a description states no duty: "cancer", "founder" are no actors of a norm
+    ("The guitarist, who died of lung cancer aged 57, was a member of the group.",
+     "He was a founder member of the group."),
+    # comparatives and conjunctions are no roles
+    ("Clients should use the newer version whenever it is available.",
+     "Clients should use the later version wherever it is available."),
+    # the same role in other words around it
+    ("The processor shall assist the controller in ensuring compliance.",
+     "Helping the controller ensure compliance is a duty of the processor."),
+])
+def test_no_other_role_without_a_norm_or_a_role(sentence, claim):
+    assert [c for c in contradiction.conflicts(sentence, claim) if c.kind == "actor"] == []
+
+
+def test_one_norm_permission_stated_as_an_obligation_with_another_verb():
+    source = "Small enterprises may provide the elements of the technical documentation in a simplified manner."
+    assert [(c.kind, c.reason) for c in contradiction.conflicts(
+        source, "Small enterprises are required to supply the elements of the technical documentation in a "
+                "simplified form.")] == [("modality", "the source says “may”, the claim “required”")]
+    assert contradiction.conflicts(
+        source, "Small enterprises are allowed to supply the elements of the technical documentation in a "
+                "simplified form.") == []
+
+
+@pytest.mark.parametrize("sentence, claim", [
+    # "only": a permission that restricts says what the obligation says
+    ("The identifier shall be used only under appropriate safeguards for the rights of the data subject.",
+     "Use of the identifier is permitted only subject to appropriate safeguards for the data subject's rights."),
+    # two norms in one sentence: which force is whose is not read here
+    ("The provider may keep the logs and must delete them after the retention period.",
+     "The provider is obliged to store the logs, deleting them after the retention period."),
+    # ability, not permission
+    ("The authority must check the register every year.",
+     "Checking the register every year is something the authority can do."),
+])
+def test_one_norm_needs_one_force_and_no_restriction(sentence, claim):
+    assert [c for c in contradiction.conflicts(sentence, claim) if c.kind in {"modality", "negation"}] == []
