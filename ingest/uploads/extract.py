@@ -340,6 +340,9 @@ def extract_docx(data: bytes) -> Extracted:
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
+    from ingest.uploads.wordnum import WordNumbering
+
+    numbering = WordNumbering(d)
     lines: list[str] = []
     heads: list[Heading] = []
     pos = 0
@@ -348,10 +351,12 @@ def extract_docx(data: bytes) -> Extracted:
         if isinstance(block, Paragraph):
             text = block.text.replace("\t", " ").strip()
             style = (block.style.name if block.style is not None else "") or ""
-            if block._p.pPr is not None and block._p.pPr.numPr is not None:
-                auto_numbered += 1
+            label = numbering.label(block)  # counted even when the paragraph is empty, as Word counts it
             if not text:
                 continue
+            if label:
+                auto_numbered += 1
+                text = f"{label} {text}"
             m = re.match(r"(?:Heading|Überschrift|Titre)\s*(\d)", style)
             if m or style == "Title":
                 heads.append(Heading(pos, int(m.group(1)) if m else 0, text))
@@ -369,9 +374,10 @@ def extract_docx(data: bytes) -> Extracted:
                     lines.append(line)
                     pos += len(line) + 1
     warnings = []
-    if auto_numbered >= 3:
-        warnings.append(f"{auto_numbered} paragraphs use Word's automatic numbering, which is not part of the text; "
-                        "clause numbers may be missing (export to PDF keeps them)")
+    if auto_numbered:
+        warnings.append(f"{auto_numbered} paragraphs are numbered by Word's automatic numbering, which is not part "
+                        "of their text: their numbers were rebuilt from the document's list definitions and written "
+                        "before them (compare a few with the document)")
     title = (d.core_properties.title or "").strip() or next((h.text for h in heads if h.level <= 1), "")
     return Extracted(text="\n".join(lines) + "\n", headings=heads, title=title, warnings=warnings, blocks=True)
 
