@@ -329,6 +329,7 @@ def extract_html(data: bytes) -> Extracted:
 def extract_docx(data: bytes) -> Extracted:
     import docx
     from docx.opc.exceptions import PackageNotFoundError
+    from docx.oxml.ns import qn
 
     try:
         d = docx.Document(io.BytesIO(data))
@@ -341,15 +342,18 @@ def extract_docx(data: bytes) -> Extracted:
     from docx.text.paragraph import Paragraph
 
     from ingest.uploads.wordnum import WordNumbering
+    from ingest.uploads.wordtext import blocks, cell_text, paragraph_text, tracked_changes
 
     numbering = WordNumbering(d)
     lines: list[str] = []
     heads: list[Heading] = []
     pos = 0
     auto_numbered = 0
-    for block in d.iter_inner_content():
-        if isinstance(block, Paragraph):
-            text = block.text.replace("\t", " ").strip()
+    body = d.element.body
+    for el in blocks(body):
+        if el.tag.endswith("}p"):
+            block = Paragraph(el, d._body)
+            text = " ".join(paragraph_text(el).split())
             style = (block.style.name if block.style is not None else "") or ""
             label = numbering.label(block)  # counted even when the paragraph is empty, as Word counts it
             if not text:
@@ -362,11 +366,14 @@ def extract_docx(data: bytes) -> Extracted:
                 heads.append(Heading(pos, int(m.group(1)) if m else 0, text))
             lines.append(text)
             pos += len(text) + 1
-        elif isinstance(block, Table):
-            for row in block.rows:
+        else:
+            for row in Table(el, d._body).rows:
+                trpr = row._tr.trPr
+                if trpr is not None and trpr.find(qn("w:del")) is not None:
+                    continue  # a row deleted with tracked changes
                 cells: list[str] = []
                 for cell in row.cells:
-                    t = " ".join(cell.text.split())
+                    t = cell_text(cell._tc)
                     if not cells or cells[-1] != t:  # merged cells repeat their text
                         cells.append(t)
                 line = row_line(cells)
@@ -374,6 +381,11 @@ def extract_docx(data: bytes) -> Extracted:
                     lines.append(line)
                     pos += len(line) + 1
     warnings = []
+    changes = tracked_changes(body)
+    if changes:
+        warnings.append(f"the document holds {changes} tracked changes: its text was read with them accepted "
+                        "(insertions kept, deletions left out), as Word's 'No Markup' view shows it; accept or reject "
+                        "them in Word and upload again to store another reading")
     if auto_numbered:
         warnings.append(f"{auto_numbered} paragraphs are numbered by Word's automatic numbering, which is not part "
                         "of their text: their numbers were rebuilt from the document's list definitions and written "
