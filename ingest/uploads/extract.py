@@ -204,6 +204,8 @@ class _HTMLText(HTMLParser):
         self.headings: list[Heading] = []
         self.rows: list[_Row] = []  # the open rows, outermost first (tables nest)
         self.tables: list[int] = []  # per open table, how many rows were open outside it
+        self.lists: list[list] = []  # per open list: [next number, type] for <ol>, [] for <ul>
+        self.marker = ""  # the number a browser draws before the open <li>, written before its first words
 
     def _cell(self) -> list[str] | None:
         """The cell text goes to: the innermost open row's last cell, unless that row was flushed."""
@@ -267,6 +269,16 @@ class _HTMLText(HTMLParser):
             self._newline()
             if len(tag) == 2 and tag[0] == "h" and tag[1].isdigit() and self._cell() is None:
                 self.heading = (int(tag[1]), self.size)
+            a = dict(attrs)
+            if tag == "ol":
+                self.lists.append([_html_int(a.get("start"), 1), a.get("type") or "1"])
+            elif tag == "ul":
+                self.lists.append([])
+            elif tag == "li" and self.lists and self.lists[-1]:
+                top = self.lists[-1]
+                value = _html_int(a.get("value"), top[0])
+                top[0] = value + 1
+                self.marker = _list_marker(value, top[1]) + " "
 
     def handle_endtag(self, tag):
         if tag in _SKIP:
@@ -280,6 +292,10 @@ class _HTMLText(HTMLParser):
             self._close_rows(self.tables.pop() if self.tables else 0)
             self._newline()
         elif tag in _BLOCK:
+            if tag in ("ol", "ul") and self.lists:
+                self.lists.pop()
+            if tag == "li":
+                self.marker = ""  # an empty item: its number is drawn with nothing after it
             if self.heading and tag == f"h{self.heading[0]}":
                 level, start = self.heading
                 text = "".join(self.parts)[start:].strip()
@@ -299,7 +315,29 @@ class _HTMLText(HTMLParser):
             return
         if self.parts and self.parts[-1].endswith("\n"):
             text = text.lstrip()
+        if self.marker and text.strip():
+            text = self.marker + text.lstrip()
+            self.marker = ""
         self._emit(text)
+
+
+def _html_int(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value is not None else default
+    except ValueError:
+        return default
+
+
+def _list_marker(n: int, kind: str) -> str:
+    """The marker a browser draws for item ``n`` of an ``<ol type=kind>``: "3.", "c.", "C.", "iii.", "III."
+
+    >>> [_list_marker(3, k) for k in ("1", "a", "A", "i", "I")]
+    ['3.', 'c.', 'C.', 'iii.', 'III.']
+    """
+    from ingest.uploads.wordnum import format_number
+
+    fmt = {"a": "lowerLetter", "A": "upperLetter", "i": "lowerRoman", "I": "upperRoman"}.get(kind, "decimal")
+    return format_number(n, fmt) + "."
 
 
 def extract_html(data: bytes) -> Extracted:

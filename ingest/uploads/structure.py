@@ -187,6 +187,7 @@ class _Splitter:
         self.body_kw = ""  # the keyword of the body's first keyword heading ("article")
         self.untitled = False  # that heading's line held no title: the next line may be it ("Article 4" / "Scope")
         self.numbered: tuple[str, int] | None = None  # innermost numbered part: (label, depth)
+        self.unit_marked = False  # the current unit opened at a heading the markup marks (<h2>, "## ", Word's)
         self.items: list[tuple[str, str, int]] = []  # open list items: (style, letter, depth)
         self.hints = {h.start: h for h in ex.headings}
         levels = sorted({h.level for h in ex.headings})
@@ -292,7 +293,10 @@ class _Splitter:
             # a line that is a keyword heading and nothing else ("Article 16", "ANNEX III") is one even after a line
             # that does not end a sentence (a long section title above it): wrapped prose does not break that way
             alone = kw_head is not None and not kw_head.group("title").strip()
+            opened = len(self.heads)
             is_head = self.line(s, at, hint, prev_ok or hint is not None or alone, first, kw_head)
+            if len(self.heads) > opened:
+                self.unit_marked = hint is not None
             if not is_head and self.heads and (prev_ok or self.items):
                 sub = _SUBSECTION.match(s)
                 if not (sub and self.subsection(int(sub.group("n")), at)) and (it := _ITEM.match(s)):
@@ -412,6 +416,13 @@ class _Splitter:
             return self.numbered_part(num, title, at)
         k = int(num)
         run_in = _RUN_IN.match(title)
+        if self.heads and self.unit_marked and not marked and self.top_level is not None and \
+                self.heads[-1].ns in ("named", "body") and not _titled(title) and \
+                not (run_in and _heading_like(run_in.group("title"))):
+            # "1. Book economy class." under the heading "Rules" (or "2. Equipment") that the markup marks, itself
+            # unmarked (a Word, HTML or Markdown numbered list): the section's numbered paragraph "rules(1)", not
+            # clause 1 of the document
+            return self.paragraph(k, at)
         if self.keyword_body and self.heads and not marked and not _titled(title) and not (
                 run_in and _heading_like(run_in.group("title"))):
             # "2. This Regulation lays down:" under "Article 1": the article's paragraph 2, not clause 2

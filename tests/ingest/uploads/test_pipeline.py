@@ -357,3 +357,24 @@ def test_every_body_line_of_the_generated_pdfs_survives(store, embedder, make):
 
 
 PLAIN = [["just some words on a page without any numbering"] * 3, ["more words here"]]
+
+
+def test_html_ordered_lists_keep_the_numbers_a_browser_draws(store, embedder):
+    """``<ol>`` items are numbered as a browser draws them (start, value, type), under the heading they sit in;
+    ``<ul>`` items are not numbered."""
+    html = (b"<html><head><title>Remote Work Policy</title></head><body><h1>Remote Work Policy</h1>"
+            b"<h2>1. Eligibility</h2><ol><li>Staff with six months of service may work remotely.</li>"
+            b"<li><p>Managers approve each request:</p><ol type='a'><li>in writing;</li><li>within ten days.</li>"
+            b"</ol></li><li value='7'>Contractors are not eligible.</li></ol>"
+            b"<h2>2. Equipment</h2><ol start='4' type='i'><li>Laptops are provided.</li></ol>"
+            b"<ul><li>Screens on request.</li></ul></body></html>")
+    [res] = ingest_uploads(store, embedder, [("remote.html", html)], corpus="h")
+    assert res.ok, res.error
+    units = store.get_units("h", store.unit_ids("h", ["remote"]))
+    first, second = units["remote/1"], units["remote/2"]
+    assert [first.title, second.title] == ["Eligibility", "Equipment"]
+    assert first.text.splitlines()[1:] == ["1. Staff with six months of service may work remotely.",
+                                           "2. Managers approve each request:", "a. in writing;",
+                                           "b. within ten days.", "7. Contractors are not eligible."]
+    assert [p.label for p in first.parts] == ["1(1)", "1(2)", "1(7)"]
+    assert second.text.splitlines()[1:] == ["iv. Laptops are provided.", "Screens on request."]

@@ -134,3 +134,25 @@ def test_a_document_without_numbering_is_read_as_before():
                                           (3, "ordinal", "3")])
 def test_number_formats(n, fmt, want):
     assert format_number(n, fmt) == want
+
+
+def test_a_numbered_list_under_a_heading_is_the_sections_paragraphs(tmp_path, embedder):
+    """Word's "List Number" items under the heading "Rules" are the section's paragraphs rules(1), rules(2), not
+    clauses 1 and 2 of the document (which left "Rules" empty)."""
+    d = docx.Document()
+    d.core_properties.title = "Expenses Policy"
+    d.add_heading("Scope", level=1)
+    d.add_paragraph("This policy covers travel.")
+    d.add_heading("Rules", level=1)
+    d.add_paragraph("Book economy class.", style="List Number")
+    d.add_paragraph("Keep receipts for six years.", style="List Number")
+    d.add_heading("Approval", level=1)
+    d.add_paragraph("Managers approve claims.")
+    store = SQLiteStore(tmp_path / "anchor.db")
+    [res] = ingest_uploads(store, embedder, [("expenses.docx", _save(d))], corpus="p")
+    assert res.ok, res.error
+    ids = store.unit_ids("p", ["expenses"])
+    assert ids == ["expenses/scope", "expenses/rules", "expenses/approval"]
+    rules = store.get_units("p", ["expenses/rules"])["expenses/rules"]
+    assert [p.label for p in rules.parts] == ["rules(1)", "rules(2)"]
+    assert "1. Book economy class." in rules.text
