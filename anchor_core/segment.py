@@ -175,20 +175,32 @@ _ITEM_LINE = re.compile(
 )
 _MULTILEVEL_HEADING = re.compile(r"[ \t\u00a0]*(?:\d{1,3}(?:\.\d{1,3})+\.?|[A-Z]\.\d{1,3}(?:\.\d{1,3})*\.?)\s+[A-Z]")
 _MD_HEADING = re.compile(r"[ \t\u00a0]*#{1,6}\s+\S")
+_BARE_NUMBER_HEADING = re.compile(r"[ \t\u00a0]*\d{1,3}[A-Z]?\.?\s+[A-Z][a-z]")
+# "Article 2 Obligations of manufacturers", "Section 4.1 Scope", "SCHEDULE 2": a numbered provision's heading line,
+# whatever the case of its title (sentence case is the EU's and most statutes' style)
+_KEYWORD_HEADING = re.compile(r"[ \t\u00a0]*(?:Article|ARTICLE|Section|SECTION|Clause|CLAUSE|Rule|RULE|Chapter|CHAPTER|"
+                              r"Part|PART|Title|TITLE|Annex|ANNEX|Schedule|SCHEDULE|Appendix|APPENDIX)\s+"
+                              r"(?:\d{1,3}[a-z]?(?:\.\d{1,3})*|[IVXLC]{1,6}|[A-Z])\.?(?:\s+[A-Z]|\s*[:.\-–—]\s+\S|\s*$)")
 _TABLE_ROW = re.compile(r"[ \t\u00a0]*\|")
 _TOC_LINE = re.compile(r"(?:\s?\.){4,}\s*\d+\s*$|…{2,}\s*\d+\s*$|\s{4,}\d{1,4}\s*$")
 _CLAUSE_END = re.compile(r"(?:[.;:!?…]|;\s*(?:or|and|and/or))[" + re.escape(_CLOSERS) + r"]*\s*$")
 
 
-def _is_title_like(line: str) -> bool:
-    """A heading: short, no closing punctuation, and upper-case or title-case or numbered."""
-    s = line.strip()
+def _heading_shape(s: str) -> bool:
+    """Short, no closing punctuation, not ending on a connector: what a heading line looks like in any case."""
     if not s or len(s) > 80 or s[-1] in ".,;:!?-–—(" or s.lstrip("#").strip() == "":
         return False
     words = s.split()
-    if len(words) > 12 or words[-1].lower() in _CONNECTORS:
+    return len(words) <= 12 and words[-1].lower() not in _CONNECTORS
+
+
+def _is_title_like(line: str) -> bool:
+    """A heading: short, no closing punctuation, and upper-case or title-case or numbered."""
+    s = line.strip()
+    if not _heading_shape(s):
         return False
-    if _MD_HEADING.match(s) or _MULTILEVEL_HEADING.match(s):
+    words = s.split()
+    if _MD_HEADING.match(s) or _MULTILEVEL_HEADING.match(s) or _KEYWORD_HEADING.match(s):
         return True
     letters = [c for c in s if c.isalpha()]
     if not letters or not (s[0].isupper() or s[0].isdigit()):
@@ -231,9 +243,11 @@ def _line_breaks(text: str, lines: list[tuple[int, int]]) -> list[int]:
             cut = True
         elif is_item and (segment_is_item or _CLAUSE_END.search(prev) or _MULTILEVEL_HEADING.match(cur)):
             cut = True
+        elif is_item and _BARE_NUMBER_HEADING.match(prev) and _heading_shape(prev_s):
+            cut = True  # "2 Powers to require retention of data" above "(1) The Secretary of State may ..."
         elif (
             _is_title_like(prev)
-            and len(prev_s) < 0.7 * width
+            and (len(prev_s) < 0.7 * width or (_KEYWORD_HEADING.match(prev) and not _TOC_LINE.search(cur[-120:])))
             and (cur.lstrip()[:1].isupper() or cur.lstrip()[:1].isdigit() or is_item)
         ):
             cut = True  # a heading line above text

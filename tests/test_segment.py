@@ -401,3 +401,30 @@ def test_a_fenced_code_block_is_one_passage_blank_lines_and_all() -> None:
     # an unclosed fence is no block: the text splits at its blank lines as any other
     assert [s.text for s in split_sentences("Run:\n\n```\npip install x\n\nThen go.")] == \
         ["Run:", "```\npip install x", "Then go."]
+
+
+@pytest.mark.parametrize("text, first", [
+    # a provision's keyword heading in sentence case, however long the lines below it
+    ("Article 2 Obligations of manufacturers\n1. Manufacturers shall:\n(a) keep a register of complaints;\n"
+     "(b) inform the authority within 15 days.", "Article 2 Obligations of manufacturers"),
+    # a statute's bare-numbered section heading above its subsection (1)
+    ("2 Powers to require retention of certain data\n(1) The Secretary of State may, by giving a retention notice, "
+     "require an operator to retain data.", "2 Powers to require retention of certain data"),
+])
+def test_a_sentence_case_heading_is_no_part_of_the_first_sentence(text, first):
+    found = split_sentences(text)
+    assert found[0].text == first
+    assert all(text[s.start:s.end] == s.text for s in found)
+
+
+@pytest.mark.parametrize("text", [
+    # a wrapped line that opens with a reference is prose going on, not a heading
+    "The provider shall comply with the requirements laid down in\nArticle 5 of Regulation (EU) 2016/679 and\n"
+    "Directive 2002/58/EC without delay.",
+    # a table of contents entry wrapped onto its page number
+    "Appendix C.  Notes on Implementing base64url Encoding without\n             Padding ........................ 54",
+    # a wrapped sentence whose next line opens with a number is no numbered heading
+    "The notice must be given within\n30 days of the request.",
+])
+def test_lines_that_only_look_like_headings_stay_in_their_sentence(text):
+    assert len(split_sentences(text)) == 1
