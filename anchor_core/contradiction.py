@@ -1322,6 +1322,34 @@ def _keys_phrase(toks: list[Token], keys: set[str]) -> str:
     return _np(toks, idx[0], end + 1)
 
 
+# A lettered, dotted provision label: "A4.3.28" (an appendix rule), "A.8.13" (an annex control), "GEN 2.1.3". The
+# tokenizer reads its letters as a word, so the number comparison never sees it.
+_LABEL = re.compile(r"(?<![\w.])(?P<head>[A-Z]{1,3}\.?\s?)(?P<num>\d{1,3}(?:\.\d{1,3})+)(?![\w]|\.\d)")
+
+
+def _labels(text: str) -> dict[str, str]:
+    """Each lettered label of ``text`` by its key ("a4 3 28") → as written ("A4.3.28")."""
+    out = {}
+    for m in _LABEL.finditer(text):
+        head = m.group("head").replace(".", "").strip().lower()
+        out[" ".join([head, *m.group("num").split(".")])] = m.group(0).strip()
+    return out
+
+
+def _label_conflict(sentence: str, claim: str) -> Conflict | None:
+    """Another lettered label under the same parent: "subject to A4.3.26" for "Subject to A4.3.28" (as "Rule
+    5.1.3" for "Rule 5.1.2"). A conflict only when the sources never cite the claim's label (:func:`find`)."""
+    s_labels, c_labels = _labels(sentence), _labels(claim)
+    for key, written in c_labels.items():
+        if key in s_labels:
+            continue
+        parent = key.rsplit(" ", 1)[0]
+        other = next((w for k, w in s_labels.items() if k.rsplit(" ", 1)[0] == parent and k not in c_labels), None)
+        if other is not None:
+            return Conflict("number", f"the source says {other}, the claim {written}", reference="label " + key)
+    return None
+
+
 def conflicts(sentence: str, claim: str) -> list[Conflict]:
     """What in ``sentence`` states otherwise than ``claim`` (empty when nothing does). A paragraph or point
     number that opens either ("6.", "(b)") is structure, not a number the text states."""
@@ -1331,6 +1359,8 @@ def conflicts(sentence: str, claim: str) -> list[Conflict]:
         c = judge(stoks, ctoks)
         if c is not None:
             found.append(c)
+    if not any(c.kind == "number" for c in found) and (label := _label_conflict(sentence, claim)) is not None:
+        found.append(label)
     if not found:  # read as wholes only when lining the two up found nothing
         for judge in REWORDED:
             c = judge(stoks, ctoks)
@@ -1605,6 +1635,7 @@ def _cited(texts: Sequence[str]) -> set[str]:
     for text in texts:
         toks = _words(text)
         out |= {r[0] for i, t in enumerate(toks) if t.kind == "number" and (r := _reference(toks, i)) is not None}
+        out |= {"label " + key for key in _labels(text)}
     return out
 
 

@@ -576,8 +576,9 @@ def fresh(limit: int | None) -> int:
           f"false conflicts were then read with the earlier files' for the actor test (a reworded noun phrase "
           f"that names no one, 'a single' / 'just one', is no other actor), so all thirteen are in-sample for that. "
           f"Session 51's two rules (another role anywhere in a norm, `_role_swap`; one norm's permission stated as "
-          f"an obligation with another verb, `_one_norm`) were written from the misses and false conflicts of "
-          f"files 2-18, so every table here is in-sample for them; the nineteenth file was not read for them."]
+          f"an obligation with another verb, `_one_norm`; another lettered label, `_label_conflict`) were written from "
+          f"the misses and false conflicts of files 2-18, so every table here is in-sample for them; the nineteenth "
+          f"file was not read for them."]
     for file, title, note in FRESH_FILES:
         t0 = time.perf_counter()
         preds = run_claims(claim_rows(limit, fresh=True, file=file))

@@ -950,3 +950,17 @@ def test_one_norm_permission_stated_as_an_obligation_with_another_verb():
 ])
 def test_one_norm_needs_one_force_and_no_restriction(sentence, claim):
     assert [c for c in contradiction.conflicts(sentence, claim) if c.kind in {"modality", "negation"}] == []
+
+
+def test_another_lettered_label_under_the_same_parent():
+    """"A4.3.26" for "A4.3.28" is another rule of the same appendix, as "Rule 5.1.3" for "Rule 5.1.2" is; the
+    tokenizer reads "A4" as a word, so the number test alone never saw it."""
+    source = "Subject to A4.3.28, an Authorised Person using the FCSA may recognise the effects of the Collateral."
+    claim = "An Authorised Person using the FCSA may, subject to A4.3.26, recognise the effects of the Collateral."
+    assert [(c.kind, c.reason) for c in contradiction.conflicts(source, claim)] == [
+        ("number", "the source says A4.3.28, the claim A4.3.26")]
+    assert contradiction.find(claim, [source]) is not None
+    # the sources cite the claim's label elsewhere: the sentence may simply be another one than the claim's
+    assert contradiction.find(claim, [source + " Rule A4.3.26 sets out the other cases."]) is None
+    assert contradiction.conflicts("Control A.8.13 requires backups.", "Control A.8.15 requires backups.") != []
+    assert contradiction.conflicts(source, source.replace("Subject to", "Under")) == []
