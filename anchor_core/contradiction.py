@@ -903,8 +903,13 @@ def _agentive(toks: list[Token], i: int) -> bool:
     w = t.text
     if (w[:1].isupper() and i > 0 and not w.isupper()) or (len(w) >= 2 and w.isupper() and w.isalpha()):
         return True
-    low = w.lower()
-    if low in _NOT_AGENT or _BODY.fullmatch(low) is None:
+    return _role_noun(toks, i)
+
+
+def _role_noun(toks: list[Token], i: int) -> bool:
+    """The word at ``i`` is a role noun: a body, a party, an "-er" / "-or" agent (provider, controller)."""
+    low = toks[i].text.lower()
+    if toks[i].kind != "word" or low in _NOT_AGENT or _BODY.fullmatch(low) is None:
         return False
     # an "-ers" word with an object after it is a verb ("covers the", "offers a"), not an agent
     nxt = toks[i + 1].text.lower() if i + 1 < len(toks) else ""
@@ -1245,22 +1250,14 @@ def _roles(toks: list[Token]) -> dict[str, int]:
     out: dict[str, int] = {}
     for i, t in enumerate(toks):
         low = t.text.lower()
-        if t.kind != "word" or not t.content or low in _NOT_AGENT or low in _NOT_ROLE or low in _MONTHS or \
-                _BODY.fullmatch(low) is None or t.text.isupper():
-            continue
-        nxt = toks[i + 1].text.lower() if i + 1 < len(toks) else ""
-        if low.endswith("s") and nxt in _OBJECT_OPENERS:
-            continue  # "covers the", "offers a": a verb
-        out.setdefault(t.key, i)
+        if t.content and not t.text.isupper() and low not in _NOT_ROLE and low not in _MONTHS and _role_noun(toks, i):
+            out.setdefault(t.key, i)
     return out
 
 
 def _norm(toks: list[Token]) -> bool:
     """The sentence states a norm: a modal or deontic word ("May" next to a number is the month)."""
-    def month(m: _Modal) -> bool:
-        near = toks[max(0, m.pos - 1):m.pos + 2]
-        return toks[m.pos].text == "May" and any(t.kind == "number" for t in near)
-    return any(not month(m) for m in _modals(toks))
+    return any(not _month(toks, m.pos) for m in _modals(toks))
 
 
 def _role_swap(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
