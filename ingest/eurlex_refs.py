@@ -114,13 +114,18 @@ def _numbers(items: str, numeral: bool) -> list[str]:
     values = [roman_to_int(n) if numeral else int(n) for n in found]
     if re.search(r"\bto\b", items) and len(values) == 2 and 0 < values[1] - values[0] <= _RANGE_CAP:
         values = list(range(values[0], values[1] + 1))
-    return [_int_to_roman(v) if numeral else str(v) for v in values]
+    return [int_to_roman(v) if numeral else str(v) for v in values]
 
 
-def _int_to_roman(n: int) -> str:
+def int_to_roman(n: int) -> str:
+    """``n`` in upper-case roman numerals.
+
+    >>> int_to_roman(14), int_to_roman(2024)
+    ('XIV', 'MMXXIV')
+    """
     out = ""
-    for value, digits in ((100, "C"), (90, "XC"), (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"),
-                          (4, "IV"), (1, "I")):
+    for value, digits in ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L"),
+                          (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):
         while n >= value:
             out += digits
             n -= value

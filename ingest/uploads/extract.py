@@ -17,6 +17,8 @@ from html.parser import HTMLParser
 from ingest.uploads.detect import Format, decode_text
 from ingest.uploads.errors import UploadError
 from ingest.uploads.repair import Edit, repair_pages
+from ingest.uploads.wordnum import WordNumbering, format_number, int_or
+from ingest.uploads.wordtext import blocks, cell_text, paragraph_text, tracked_changes
 
 log = logging.getLogger(__name__)
 
@@ -271,12 +273,12 @@ class _HTMLText(HTMLParser):
                 self.heading = (int(tag[1]), self.size)
             a = dict(attrs)
             if tag == "ol":
-                self.lists.append([_html_int(a.get("start"), 1), a.get("type") or "1"])
+                self.lists.append([int_or(a.get("start"), 1), a.get("type") or "1"])
             elif tag == "ul":
                 self.lists.append([])
             elif tag == "li" and self.lists and self.lists[-1]:
                 top = self.lists[-1]
-                value = _html_int(a.get("value"), top[0])
+                value = int_or(a.get("value"), top[0])
                 top[0] = value + 1
                 self.marker = _list_marker(value, top[1]) + " "
 
@@ -321,21 +323,12 @@ class _HTMLText(HTMLParser):
         self._emit(text)
 
 
-def _html_int(value: str | None, default: int) -> int:
-    try:
-        return int(value) if value is not None else default
-    except ValueError:
-        return default
-
-
 def _list_marker(n: int, kind: str) -> str:
     """The marker a browser draws for item ``n`` of an ``<ol type=kind>``: "3.", "c.", "C.", "iii.", "III."
 
     >>> [_list_marker(3, k) for k in ("1", "a", "A", "i", "I")]
     ['3.', 'c.', 'C.', 'iii.', 'III.']
     """
-    from ingest.uploads.wordnum import format_number
-
     fmt = {"a": "lowerLetter", "A": "upperLetter", "i": "lowerRoman", "I": "upperRoman"}.get(kind, "decimal")
     return format_number(n, fmt) + "."
 
@@ -378,9 +371,6 @@ def extract_docx(data: bytes) -> Extracted:
                           "open it in Word or LibreOffice and save it again") from None
     from docx.table import Table
     from docx.text.paragraph import Paragraph
-
-    from ingest.uploads.wordnum import WordNumbering
-    from ingest.uploads.wordtext import blocks, cell_text, paragraph_text, tracked_changes
 
     numbering = WordNumbering(d)
     lines: list[str] = []

@@ -416,16 +416,13 @@ class _Splitter:
             return self.numbered_part(num, title, at)
         k = int(num)
         run_in = _RUN_IN.match(title)
-        if self.heads and self.unit_marked and not marked and self.top_level is not None and \
-                self.heads[-1].ns in ("named", "body") and not _titled(title) and \
-                not (run_in and _heading_like(run_in.group("title"))):
-            # "1. Book economy class." under the heading "Rules" (or "2. Equipment") that the markup marks, itself
-            # unmarked (a Word, HTML or Markdown numbered list): the section's numbered paragraph "rules(1)", not
-            # clause 1 of the document
-            return self.paragraph(k, at)
-        if self.keyword_body and self.heads and not marked and not _titled(title) and not (
-                run_in and _heading_like(run_in.group("title"))):
-            # "2. This Regulation lays down:" under "Article 1": the article's paragraph 2, not clause 2
+        # A numbered line that is no heading itself, in a unit whose heading says what it is: the unit's numbered
+        # paragraph, not a clause of the document. "2. This Regulation lays down:" under "Article 1" is the
+        # article's paragraph 2; "1. Book economy class." under the heading "Rules" (or "2. Equipment") that the
+        # markup marks (a Word, HTML or Markdown numbered list) is the section's paragraph "rules(1)".
+        if self.heads and not marked and not _titled(title) and not (
+                run_in and _heading_like(run_in.group("title"))) and (self.keyword_body or (
+                    self.unit_marked and self.top_level is not None and self.heads[-1].ns in ("named", "body"))):
             return self.paragraph(k, at)
         # a heading the markup marks ("## 9. Limitation of liability") may skip numbers; a bare line may not
         forward = (self.last_top == 0 and k <= 3) or self.last_top < k <= self.last_top + 3 or \

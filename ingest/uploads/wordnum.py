@@ -21,8 +21,10 @@ paragraphs were numbered so a reviewer can compare with the document.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
+
+from ingest.eurlex_refs import int_to_roman
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 
@@ -35,33 +37,17 @@ class _Level:
     legal: bool
 
 
-@dataclass
-class _List:
-    """One count: the current value of each level (``None`` until the level is first used)."""
-
-    values: dict[int, int] = field(default_factory=dict)
-
-
 def _val(el: Any, tag: str) -> str | None:
     child = el.find(f"{_W}{tag}") if el is not None else None
     return None if child is None else child.get(f"{_W}val")
 
 
-def _int(text: str | None, default: int) -> int:
+def int_or(text: str | None, default: int) -> int:
+    """``text`` read as an integer, ``default`` when it is missing or not one (a Word or HTML attribute)."""
     try:
         return int(text) if text is not None else default
     except ValueError:
         return default
-
-
-def _roman(n: int) -> str:
-    out = []
-    for value, letters in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"), (50, "l"),
-                           (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):
-        while n >= value:
-            out.append(letters)
-            n -= value
-    return "".join(out)
 
 
 def _letters(n: int) -> str:
@@ -84,9 +70,9 @@ def format_number(n: int, fmt: str) -> str:
     if fmt == "upperLetter":
         return _letters(n).upper()
     if fmt == "lowerRoman":
-        return _roman(n)
+        return int_to_roman(n).lower()
     if fmt == "upperRoman":
-        return _roman(n).upper()
+        return int_to_roman(n)
     if fmt == "decimalZero":
         return f"{n:02d}"
     return str(n)  # decimal, and formats this module does not write (ordinals, other scripts) as digits
@@ -98,9 +84,8 @@ class WordNumbering:
     def __init__(self, document: Any) -> None:
         self._abstract: dict[str, dict[int, _Level]] = {}
         self._nums: dict[str, tuple[str, dict[int, int]]] = {}  # numId -> (abstractNumId, level -> start override)
-        self._lists: dict[str, _List] = {}
+        self._counts: dict[str, dict[int, int]] = {}  # per list: the current value of each level used so far
         self._style_num: dict[str, tuple[str, int] | None] = {}
-        self._styles = document.styles
         try:
             root = document.part.numbering_part.element
         except (KeyError, NotImplementedError, AttributeError):
@@ -110,8 +95,8 @@ class WordNumbering:
         for absn in root.findall(f"{_W}abstractNum"):
             levels = {}
             for lvl in absn.findall(f"{_W}lvl"):
-                levels[_int(lvl.get(f"{_W}ilvl"), 0)] = _Level(
-                    _int(_val(lvl, "start"), 1), _val(lvl, "numFmt") or "decimal", _val(lvl, "lvlText") or "",
+                levels[int_or(lvl.get(f"{_W}ilvl"), 0)] = _Level(
+                    int_or(_val(lvl, "start"), 1), _val(lvl, "numFmt") or "decimal", _val(lvl, "lvlText") or "",
                     lvl.find(f"{_W}isLgl") is not None and _val(lvl, "isLgl") not in {"0", "false"})
             self._abstract[absn.get(f"{_W}abstractNumId") or ""] = levels
         for num in root.findall(f"{_W}num"):
@@ -119,7 +104,7 @@ class WordNumbering:
             for ov in num.findall(f"{_W}lvlOverride"):
                 start = _val(ov, "startOverride")
                 if start is not None:
-                    overrides[_int(ov.get(f"{_W}ilvl"), 0)] = _int(start, 1)
+                    overrides[int_or(ov.get(f"{_W}ilvl"), 0)] = int_or(start, 1)
             self._nums[num.get(f"{_W}numId") or ""] = (_val(num, "abstractNumId") or "", overrides)
 
     def _from_style(self, style: Any) -> tuple[str, int] | None:
@@ -156,13 +141,10 @@ class WordNumbering:
         if level is None:
             return ""
         key = f"num:{num_id}" if overrides else f"abstract:{abstract_id}"
-        count = self._lists.setdefault(key, _List())
-        if ilvl in count.values:
-            count.values[ilvl] += 1
-        else:
-            count.values[ilvl] = overrides.get(ilvl, level.start)
-        for deeper in [k for k in count.values if k > ilvl]:
-            del count.values[deeper]
+        count = self._counts.setdefault(key, {})
+        count[ilvl] = count[ilvl] + 1 if ilvl in count else overrides.get(ilvl, level.start)
+        for deeper in [k for k in count if k > ilvl]:
+            del count[deeper]
         if level.fmt in {"bullet", "none"} or not level.text:
             return ""
         text = level.text
@@ -174,6 +156,6 @@ class WordNumbering:
             if lv is None:
                 text = text.replace(token, "")
                 continue
-            value = count.values.get(k, overrides.get(k, lv.start))
+            value = count.get(k, overrides.get(k, lv.start))
             text = text.replace(token, format_number(value, "decimal" if level.legal else lv.fmt))
         return text.strip()
