@@ -44,3 +44,14 @@ def query_terms(text: str) -> list[str]:
 def count(n: int, noun: str, plural: str | None = None) -> str:
     """``count(1, "statement")`` → ``"1 statement"``; ``count(2, "statement")`` → ``"2 statements"``."""
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+# A document's footnote or endnote as an upload stores it, on its own line after the paragraph whose mark refers to
+# it ("Footnote 2: Days here means Business Days."): Word keeps notes apart from the text they qualify.
+NOTE_LINE = re.compile(r"^(?:Footnote|Endnote) [^\s:]{1,8}: \S", re.MULTILINE)
+
+
+def note_line(kind: str, mark: str, text: str) -> str:
+    """The stored line of a note: ``note_line("footnote", "2", "Calendar days.")`` → ``"Footnote 2: Calendar
+    days."`` (:data:`NOTE_LINE` finds it again)."""
+    return f"{kind.capitalize()} {mark}: {text}"

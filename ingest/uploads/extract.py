@@ -18,7 +18,7 @@ from ingest.uploads.detect import Format, decode_text
 from ingest.uploads.errors import UploadError
 from ingest.uploads.repair import Edit, repair_pages
 from ingest.uploads.wordnum import WordNumbering, format_number, int_or
-from ingest.uploads.wordtext import blocks, cell_text, paragraph_text, tracked_changes
+from ingest.uploads.wordtext import WordNotes, blocks, cell_text, paragraph_text, text_boxes, tracked_changes
 
 log = logging.getLogger(__name__)
 
@@ -373,10 +373,17 @@ def extract_docx(data: bytes) -> Extracted:
     from docx.text.paragraph import Paragraph
 
     numbering = WordNumbering(d)
+    notes = WordNotes(d)
     lines: list[str] = []
     heads: list[Heading] = []
     pos = 0
-    auto_numbered = 0
+    auto_numbered = boxed = 0
+
+    def add(line: str) -> None:
+        nonlocal pos
+        lines.append(line)
+        pos += len(line) + 1
+
     body = d.element.body
     for el in blocks(body):
         if el.tag.endswith("}p"):
@@ -384,16 +391,19 @@ def extract_docx(data: bytes) -> Extracted:
             text = " ".join(paragraph_text(el).split())
             style = (block.style.name if block.style is not None else "") or ""
             label = numbering.label(block)  # counted even when the paragraph is empty, as Word counts it
-            if not text:
-                continue
-            if label:
-                auto_numbered += 1
-                text = f"{label} {text}"
-            m = re.match(r"(?:Heading|Überschrift|Titre)\s*(\d)", style)
-            if m or style == "Title":
-                heads.append(Heading(pos, int(m.group(1)) if m else 0, text))
-            lines.append(text)
-            pos += len(text) + 1
+            if text:
+                if label:
+                    auto_numbered += 1
+                    text = f"{label} {text}"
+                m = re.match(r"(?:Heading|Überschrift|Titre)\s*(\d)", style)
+                if m or style == "Title":
+                    heads.append(Heading(pos, int(m.group(1)) if m else 0, text))
+                add(text)
+            # what Word draws beside or below the paragraph: its text boxes, then the notes its marks refer to
+            boxes = text_boxes(el)
+            boxed += len(boxes)
+            for line in boxes + notes.after(el):
+                add(line)
         else:
             for row in Table(el, d._body).rows:
                 trpr = row._tr.trPr
@@ -406,8 +416,11 @@ def extract_docx(data: bytes) -> Extracted:
                         cells.append(t)
                 line = row_line(cells)
                 if line:
-                    lines.append(line)
-                    pos += len(line) + 1
+                    add(line)
+                boxes = text_boxes(row._tr)
+                boxed += len(boxes)
+                for line in boxes + notes.after(row._tr):
+                    add(line)
     warnings = []
     changes = tracked_changes(body)
     if changes:
@@ -418,6 +431,13 @@ def extract_docx(data: bytes) -> Extracted:
         warnings.append(f"{auto_numbered} paragraphs are numbered by Word's automatic numbering, which is not part "
                         "of their text: their numbers were rebuilt from the document's list definitions and written "
                         "before them (compare a few with the document)")
+    placed = [f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in notes.written.items() if n]
+    if placed:
+        warnings.append(f"the document has {' and '.join(placed)}: each was stored on its own line after the "
+                        "paragraph or table row that refers to it (\"Footnote 1: ...\"), where Word shows a mark")
+    if boxed:
+        warnings.append(f"{boxed} paragraphs of text boxes were stored after the paragraph each box is anchored to; "
+                        "where a box stands on the page is not kept")
     title = (d.core_properties.title or "").strip() or next((h.text for h in heads if h.level <= 1), "")
     return Extracted(text="\n".join(lines) + "\n", headings=heads, title=title, warnings=warnings, blocks=True)
 

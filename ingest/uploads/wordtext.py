@@ -13,13 +13,20 @@ holds more than that, and the rest was lost without a word:
 Here a paragraph's text is every ``w:t`` it holds in document order, except deleted or moved-away text
 (``w:del``, ``w:moveFrom``: their words are ``w:delText`` or sit under them), the fallback copy of alternate
 content (``mc:Fallback`` repeats the choice it stands for), and the paragraphs of text boxes drawn inside it
-(they are paragraphs of their own). Tabs read as spaces, breaks as spaces, a non-breaking hyphen as "-".
+(they are paragraphs of their own: :func:`text_boxes` reads them, stored after the paragraph). Tabs read as
+spaces, breaks as spaces, a non-breaking hyphen as "-".
+
+Footnotes and endnotes are in parts of their own; :class:`WordNotes` numbers their marks as Word does and gives
+each note as a line to store after the paragraph or table row that refers to it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
+
+from anchor_core.text import note_line
+from ingest.uploads.wordnum import format_number, int_or
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
@@ -72,3 +79,106 @@ def cell_text(tc: Any) -> str:
 def tracked_changes(body: Any) -> int:
     """How many tracked insertions, deletions and moves the document body holds."""
     return sum(1 for tag in (f"{_W}ins", f"{_W}del", f"{_W}moveTo", f"{_W}moveFrom") for _ in body.iter(tag))
+
+
+_NOTE_REFS = {f"{_W}footnoteReference": "footnote", f"{_W}endnoteReference": "endnote"}
+_BOX = f"{_W}txbxContent"
+
+
+def text_boxes(el: Any) -> list[str]:
+    """The text of the text boxes drawn in the paragraph or table row ``el``, one entry per paragraph, in document
+    order: a box of DrawingML and its VML fallback copy are read once, a box inside a box with the outer one."""
+    out: list[str] = []
+    for box in el.iter(_BOX):
+        if any(a.tag in _GONE or a.tag == _BOX for a in box.iterancestors() if a is not el):
+            continue
+        for p in box.iter(f"{_W}p"):
+            if any(a.tag in _GONE for a in p.iterancestors() if a is not box):
+                continue
+            text = " ".join(paragraph_text(p).split())
+            if text:
+                out.append(text)
+    return out
+
+
+class WordNotes:
+    """The footnotes and endnotes of one Word document, numbered as Word numbers their marks.
+
+    A note's text lives in its own part (``word/footnotes.xml``, ``word/endnotes.xml``); the body holds only a
+    ``w:footnoteReference`` whose mark Word draws by counting: the n-th automatically marked note is number
+    ``numStart + n - 1`` in the document's format (decimal for footnotes, lower-case roman numerals for endnotes,
+    unless ``settings.xml`` says otherwise). A note with a custom mark (``w:customMarkFollows``) takes no number:
+    its mark is the text that follows it in the body ("*"), and the note is labelled with that. Restarts per
+    section or page (``w:numRestart``) are not modelled: marks count through the document.
+
+    :meth:`after` is called on the body's paragraphs and table rows in document order and gives the lines to
+    store after that block: "Footnote 2: Days here means Business Days." So a note stays with the clause that
+    refers to it (a clause's qualification, a recital's Official Journal citation) instead of landing in the last
+    section of the document, and a reference written in a note ("as defined in clause 1.1") is read as the
+    clause's.
+    """
+
+    def __init__(self, document: Any) -> None:
+        from docx.opc.constants import RELATIONSHIP_TYPE as RT  # noqa: N817 - python-docx's own name
+
+        self.texts: dict[str, dict[str, str]] = {"footnote": {}, "endnote": {}}
+        self.formats = {"footnote": ("decimal", 1), "endnote": ("lowerRoman", 1)}
+        self.count = {"footnote": 0, "endnote": 0}
+        self.written = {"footnote": 0, "endnote": 0}
+        self._seen: set[tuple[str, str]] = set()
+        parts = {rel.reltype: rel.target_part for rel in document.part.rels.values() if not rel.is_external}
+        for kind, reltype in (("footnote", RT.FOOTNOTES), ("endnote", RT.ENDNOTES)):
+            part = parts.get(reltype)
+            if part is None:
+                continue
+            from docx.oxml import parse_xml
+
+            try:
+                root = parse_xml(part.blob)
+            except Exception:  # noqa: BLE001 - a damaged notes part loses the notes, not the document
+                continue
+            for note in root.iter(f"{_W}{kind}"):
+                if note.get(f"{_W}type") in ("separator", "continuationSeparator", "continuationNotice"):
+                    continue
+                text = " ".join(" ".join(paragraph_text(p) for p in note.iter(f"{_W}p")).split())
+                self.texts[kind][note.get(f"{_W}id", "")] = text
+        settings = document.settings.element
+        for kind in self.formats:
+            pr = settings.find(f"{_W}{kind}Pr")
+            if pr is None:
+                continue
+            fmt, start = self.formats[kind]
+            fmt_el, start_el = pr.find(f"{_W}numFmt"), pr.find(f"{_W}numStart")
+            self.formats[kind] = (fmt_el.get(f"{_W}val", fmt) if fmt_el is not None else fmt,
+                                  int_or(start_el.get(f"{_W}val") if start_el is not None else None, start))
+
+    def after(self, el: Any) -> list[str]:
+        """The notes the paragraph or table row ``el`` refers to, each as one line ("Footnote 1: ..."), in the
+        order of their marks; marks in deleted text count for nothing and give no line."""
+        lines: list[str] = []
+        for ref in el.iter(*_NOTE_REFS):
+            if any(a.tag in _GONE for a in ref.iterancestors() if a is not el):
+                continue
+            kind = _NOTE_REFS[ref.tag]
+            if ref.get(f"{_W}customMarkFollows") in ("1", "true", "on"):
+                mark = _custom_mark(ref)
+            else:
+                fmt, start = self.formats[kind]
+                mark = format_number(start + self.count[kind], fmt)
+                self.count[kind] += 1
+            key = (kind, ref.get(f"{_W}id", ""))
+            text = self.texts[kind].get(key[1], "")
+            if not text or key in self._seen:
+                continue
+            self._seen.add(key)
+            self.written[kind] += 1
+            lines.append(note_line(kind, mark, text))
+        return lines
+
+
+def _custom_mark(ref: Any) -> str:
+    """The mark typed after a custom-marked note reference: the text of the run that follows its own."""
+    run = ref.getparent()
+    nxt = run.getnext() if run is not None else None
+    mark = " ".join(paragraph_text(nxt).split()) if nxt is not None else ""
+    return mark or "*"
