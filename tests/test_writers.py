@@ -712,3 +712,34 @@ def test_a_lead_in_over_a_point_that_carries_the_answer_carries_it_too():
     assert d.claims[0].lead is None and marks[1] and not marks[0]  # the heading alone names no such system
     assert lead_ins_carry(d.claims, marks)[:2] == [True, True]
     assert lead_ins_carry(d.claims, [False] * len(texts)) == [False] * len(texts)  # nothing to pass up
+
+
+CLAUSE_2 = ("2.1 The Customer shall pay each invoice within 30 days of receipt. Late payments bear interest.\n"
+            "Footnote 2: Days here means Business Days, as defined in clause 1.1.\n"
+            "Footnote *: Invoices sent by post count from the day after posting.\n"
+            "2.2 The Supplier may suspend the Services if an invoice is unpaid for 60 days.\n"
+            "Footnote 3: Suspension requires 10 Business Days' prior written notice.\n")
+
+
+def test_a_quoted_sentence_brings_the_notes_stored_after_its_paragraph():
+    d = write("How long does the customer have to pay an invoice?", [source(1, "contract/2", CLAUSE_2)],
+              max_sentences=1)
+    assert printed(d.answer) == ["2.1 The Customer shall pay each invoice within 30 days of receipt.",
+                                 "Footnote 2: Days here means Business Days, as defined in clause 1.1.",
+                                 "Footnote *: Invoices sent by post count from the day after posting."]
+    # each note is a claim of its own, quoted byte for byte where it stands
+    for c in d.claims:
+        assert CLAUSE_2[c.start:c.end] == c.text
+
+
+def test_notes_of_another_paragraph_or_outside_the_sources_are_not_brought():
+    d = write("When may the supplier suspend the services?", [source(1, "contract/2", CLAUSE_2)], max_sentences=1)
+    quoted = printed(d.answer)
+    assert quoted[0].startswith("2.2 The Supplier may suspend")
+    assert quoted[1:] == ["Footnote 3: Suspension requires 10 Business Days' prior written notice."]
+    # the chunk ends before its paragraph's note: nothing is brought that the checker cannot see
+    cut = CLAUSE_2[: CLAUSE_2.index("Footnote 3")]
+    unit = {"contract/2": CLAUSE_2}
+    d = write("When may the supplier suspend the services?", [source(1, "contract/2", cut)], units=unit,
+              max_sentences=1)
+    assert printed(d.answer) == ["2.2 The Supplier may suspend the Services if an invoice is unpaid for 60 days."]

@@ -32,7 +32,7 @@ from anchor_core.embeddings import Embedder
 from anchor_core.report import Source
 from anchor_core.scorers.text import stem
 from anchor_core.segment import Sentence, is_fenced_block, sentences
-from anchor_core.text import words
+from anchor_core.text import NOTE_LINE, words
 
 _MARKER = re.compile(r"\s*\[(\d+(?:\s*,\s*\d+)*)\]")
 _REFUSAL = re.compile(r"^\s*(?:INSUFFICIENT|REFUSE|CANNOT ANSWER)\s*[:\-—]?\s*(.*)", re.I | re.S)
@@ -212,7 +212,7 @@ class ExtractiveWriter:
                          reason="no source sentence talks about the question")
         if kind == "list":
             groups = self._referred_lists(groups, cands)
-        return self._compose(question, kind, groups)
+        return self._compose(question, kind, _with_notes(groups, cands))
 
     def _referred_lists(self, groups: list[tuple[_Cand, list[_Cand], _Cand | None]],
                         cands: list[_Cand]) -> list[tuple[_Cand, list[_Cand], _Cand | None]]:
@@ -360,6 +360,39 @@ class ExtractiveWriter:
                     names = ", ".join(named[:8]) + (", …" if len(named) > 8 else "") if named else ""
                     lines.append(f"  … and {len(rest)} more of {head.src.label}" + (f" ({names})" if names else ""))
         return Draft(answer="\n".join(lines), claims=claims, writer=self.name, notes=notes)
+
+
+def _with_notes(groups: list[tuple[_Cand, list[_Cand], _Cand | None]],
+                cands: list[_Cand]) -> list[tuple[_Cand, list[_Cand], _Cand | None]]:
+    """Each quoted passage with the notes its paragraphs refer to: an upload stores a document's footnotes and
+    endnotes on their own lines after the paragraph whose mark refers to them (:data:`NOTE_LINE`), and a note
+    qualifies what it is attached to ("within 30 days" / "Footnote 2: Days here means Business Days."), so a
+    reviewer reads it with the quote. Only notes a source holds are quoted; a note quoted already is not
+    repeated."""
+    taken = {id(x) for _, group, _ in groups for x in group}
+    out: list[tuple[_Cand, list[_Cand], _Cand | None]] = []
+    for head, group, owner in groups:
+        notes: list[_Cand] = []
+        for c in group:
+            for n in _notes_of(c, cands):
+                if id(n) not in taken:
+                    taken.add(id(n))
+                    notes.append(n)
+        out.append((head, group + notes, owner))
+    return out
+
+
+def _notes_of(c: _Cand, cands: list[_Cand]) -> list[_Cand]:
+    """The quotable sentences of the note lines that follow the line ``c`` ends on, in its own source."""
+    text = c.src.text
+    nl = text.find("\n", max(c.end - 1, c.start))
+    if nl < 0:
+        return []
+    lo = pos = nl + 1
+    while NOTE_LINE.match(text, pos):
+        eol = text.find("\n", pos)
+        pos = len(text) if eol < 0 else eol + 1
+    return [x for x in cands if x.src is c.src and not x.outside and lo <= x.start < pos] if pos > lo else []
 
 
 # an enumerator: "(a)", "(iv)", "3.", "4.1.2.", "A.", a bullet ("—", "•", the RFCs' "o  "), or the term of a
