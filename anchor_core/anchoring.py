@@ -439,11 +439,13 @@ def _shrink(scorer: Scorer, idx: SourceIndex, pick: _Evidence, score: float, cla
             units: dict[str, str] | None = None) -> tuple[_Evidence, float]:
     """The smallest sub-window of the picked window (with its own extra sentences) whose score stays within
     ``margin`` of the pick's and on the same side of the threshold: wider windows cover more claim words, so
-    the widest one tends to win by a hair."""
+    the widest one tends to win by a hair. A pick with extra sentences is also tried as its window alone and as each
+    extra sentence alone: a clause heading ("1. DELIVERY") picked with the sentence that holds the claim's number
+    scores a hair above that sentence, which states the claim by itself and is the quote."""
     w = pick.window
-    if w.first == w.last:
+    subs = [_Evidence(w), *(_Evidence(idx.window(i, i)) for i in pick.extras)] if pick.extras else []
+    if w.first == w.last and not subs:
         return pick, score
-    subs = []
     for a in range(w.first, w.last + 1):
         for b in range(a, w.last + 1):
             if (a, b) != (w.first, w.last):

@@ -199,3 +199,15 @@ def test_compound_claim_is_supported_only_when_every_atom_is():
     assert whole is not None and whole.supported
     for span in [whole, *whole.extra_spans]:
         assert SOURCE[span.start:span.end] == span.quote
+
+
+def test_a_heading_picked_with_the_sentence_that_holds_the_number_gives_way_to_that_sentence():
+    # the learned scorer puts "1. DELIVERY" + the 1.2 sentence (brought in for its "7") a hair above 1.2 alone:
+    # the quote was the heading, with the sentence that states the claim as an extra span
+    text = ("SUPPLY AGREEMENT\n1. DELIVERY\n1.1 The Supplier shall deliver the Goods to the Customer.\n"
+            "1.2 The Customer shall notify any defect within 7 days of delivery.\n")
+    a = best_anchor("Defects must be notified within 7 days of delivery.", text,
+                    scorer=make_scorer("learned", embedder=HashEmbedder()))
+    assert a is not None and a.supported
+    assert a.quote == "1.2 The Customer shall notify any defect within 7 days of delivery." and not a.extra_spans
+    assert text[a.start:a.end] == a.quote
