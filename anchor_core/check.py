@@ -168,9 +168,9 @@ def _sentence_anchor(src: Source, s: int, e: int, quote: str, score: float, meth
     text = (units or {}).get(src.unit_id)
     if text is not None and text[start:end] != quote:
         raise RuntimeError(f"{method} offsets [{start}:{end}] do not point at the quote in {src.unit_id}")
-    return ClaimAnchor(source=src.n, unit_id=src.unit_id, part=src.part, doc_id=src.doc_id, page=src.page,
-                       quote=quote, start=start, end=end, score=score, method=method, threshold=threshold,
-                       unit_sha256=src.unit_sha256, flags=flags)
+    return ClaimAnchor(source=src.n, unit_id=src.unit_id, part=src.part, doc_id=src.doc_id,
+                       **src.span_pages(start, end), quote=quote, start=start, end=end, score=score, method=method,
+                       threshold=threshold, unit_sha256=src.unit_sha256, flags=flags)
 
 
 def _contradicted(claim: CheckedClaim, src: Source, found: contradiction.Contradiction,

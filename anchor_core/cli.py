@@ -10,6 +10,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -17,6 +18,9 @@ from anchor_core.config import Settings
 from anchor_core.errors import AnchorError, CorpusNotFound
 from anchor_core.scorers import DEFAULT_SCORER, SCORERS, scorer_help, scorer_names
 from anchor_core.stores import open_store
+
+if TYPE_CHECKING:
+    from anchor_core.workspace import SourceFiles
 
 DEFAULT_CORPUS = "aiact"
 
@@ -338,13 +342,17 @@ def _write(path: Path, data: str | bytes) -> None:
         raise AnchorError(f"cannot write {path}: {err.strerror}; choose another --output") from None
 
 
-def _read_text(path: Path, what: str) -> str:
+def _read_bytes(path: Path, what: str) -> bytes:
     if path.exists():
         _regular_or_folder(path)
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as err:
         raise AnchorError(f"cannot read the {what} {path}: {err.strerror}") from err
+
+
+def _read_text(path: Path, what: str) -> str:
+    data = _read_bytes(path, what)
     if b"\x00" in data[:4096]:
         raise AnchorError(f"the {what} {path} looks binary (NUL bytes); give a UTF-8 text file")
     try:
@@ -353,26 +361,25 @@ def _read_text(path: Path, what: str) -> str:
         raise AnchorError(f"the {what} {path} is not UTF-8 (byte {err.start}); convert it to UTF-8") from err
 
 
-def load_sources(path: Path) -> dict[str, str]:
-    """Sources from a folder (id = file name without extension) or a JSON object {id: text}."""
+def load_sources(path: Path) -> SourceFiles:
+    """Sources from a folder (id = file name without extension), one file, or a JSON object {id: text}: text and
+    Markdown files as written, PDF, Word and HTML files read as uploads are (see
+    :func:`anchor_core.workspace.read_source_files`)."""
+    from anchor_core.workspace import DOCUMENT_SOURCES, TEXT_SOURCES, read_source_files
+
+    kinds = "a folder of .txt/.md/.pdf/.docx/.html files, one such file, or a JSON file {id: text}"
     if not path.exists():
-        raise AnchorError(f"sources {path} do not exist; give a folder of .txt/.md files or a JSON file {{id: text}}")
+        raise AnchorError(f"sources {path} do not exist; give {kinds}")
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in {".txt", ".md", ".text"})
+        files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in TEXT_SOURCES + DOCUMENT_SOURCES)
         if not files:
-            raise AnchorError(f"{path} holds no .txt or .md sources")
-        return {p.stem: _read_text(p, "source") for p in files}
-    try:
-        data = json.loads(_read_text(path, "sources file"))
-    except json.JSONDecodeError as err:
-        raise AnchorError(f"{path} is not valid JSON (line {err.lineno}: {err.msg}); "
-                          f"expected {{\"id\": \"text\"}}") from err
-    except RecursionError:
-        raise AnchorError(f"{path} is nested too deeply to be a sources file; expected a flat JSON object "
-                          f"{{\"id\": \"text\"}}") from None
-    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
-        raise AnchorError(f"{path} must be a JSON object mapping source ids to their text")
-    return data
+            raise AnchorError(f"{path} holds no .txt, .md, .pdf, .docx or .html sources")
+    else:
+        files = [path]
+    out = read_source_files([(p.name, _read_bytes(p, "source")) for p in files], other_as_json=True)
+    if not out.texts:
+        raise AnchorError(f"{path} holds no sources; give {kinds}")
+    return out
 
 
 def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
@@ -386,12 +393,15 @@ def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
                           f"got {args.fail_under}")
     output = _output_path(args.output)
     answer = _read_text(Path(args.answer), "answer")
-    sources = load_sources(Path(args.sources))
+    given = load_sources(Path(args.sources))
+    for note in given.notes:
+        print(f"note: {note}", file=sys.stderr)
+    sources = given.texts
     # No embedder unless asked: on WiCE the MiniLM feature lowered precision and cost 55x the time.
     embedder = _embedder(settings) if args.embedder and not args.no_embedder else None
     llm = _llm(settings) if "llm" in SCORERS[args.scorer].needs else None
     scorer = build_scorer(args.scorer, embedder=embedder, llm=llm, model_dir=args.model_dir)
-    report = verify_answer(answer, sources, scorer=scorer, embedder=embedder)
+    report = verify_answer(answer, sources, scorer=scorer, embedder=embedder, pages=given.pages, notes=given.notes)
     report = _saved(report, args, settings)
     if output:
         _write(output, render.export(report, args.format))
@@ -478,7 +488,7 @@ def cmd_recheck(args: argparse.Namespace, settings: Settings) -> int:
     if report.kind == "ask":
         result = recheck(report, open_store(settings))
     else:
-        result = recheck(report, sources=load_sources(Path(args.sources)) if args.sources else None)
+        result = recheck(report, sources=load_sources(Path(args.sources)).texts if args.sources else None)
     print(result.model_dump_json(indent=2) if args.json else result.to_text())
     return 0 if result.intact else 1
 

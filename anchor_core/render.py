@@ -217,7 +217,7 @@ def anchor_line(r: Report, c: CheckedClaim) -> str:
         return "no supporting sentence found"
     where = [r.where(c)]
     if a.page:
-        where.append(f"page {a.page}")
+        where.append(a.where_on_pages)
     where.append(f"characters {a.start}–{a.end}")
     where.append(f"score {a.score:.2f} ({a.method}, threshold {a.threshold:.2f})")
     return ", ".join(where)

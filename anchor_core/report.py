@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field, computed_field, field_validator
@@ -120,12 +121,33 @@ class Source(BaseModel):
     named: str = ""
     """The reference as the question wrote it when the question names this source (``Annex III``)."""
     unit_sha256: str = ""
+    pages: list[tuple[int, int]] = Field(default_factory=list)
+    """Where the pages of a paged document (PDF) begin in the unit text, as ``(offset, page)``, from the page
+    ``start`` is on to the last that begins before ``end``; empty when unpaged (then :attr:`page` is all there
+    is). A quote's page is read from it (:meth:`page_at`): a chunk that starts on page 6 may quote page 7."""
 
     @classmethod
-    def given(cls, n: int, source_id: str, text: str) -> Source:
-        """A verify source: the whole text, which is also the text its offsets refer to."""
+    def given(cls, n: int, source_id: str, text: str, pages: Sequence[int] = ()) -> Source:
+        """A verify source: the whole text, which is also the text its offsets refer to; ``pages``: the offsets
+        where pages 1, 2, ... begin when the text was read from a paged document."""
+        marks = [(at, i) for i, at in enumerate(pages, start=1)]
         return cls(n=n, chunk_id=source_id, unit_id=source_id, label=source_id, doc_id=source_id, start=0,
-                   end=len(text), text=text, unit_sha256=sha256(text))
+                   end=len(text), text=text, unit_sha256=sha256(text), page=1 if marks else None, pages=marks)
+
+    def page_at(self, offset: int) -> int | None:
+        """The page that unit offset ``offset`` is on (:attr:`page` when the source has no page marks)."""
+        page = self.page
+        for at, p in self.pages:
+            if at > offset:
+                break
+            page = p
+        return page
+
+    def span_pages(self, start: int, end: int) -> dict[str, int | None]:
+        """``page`` and ``page_end`` of a quote at unit offsets ``[start, end)``, as :class:`ClaimAnchor` takes
+        them (``page_end`` only when the quote crosses a page break)."""
+        first, last = self.page_at(start), self.page_at(max(start, end - 1))
+        return {"page": first, "page_end": last if last != first else None}
 
 
 class ClaimAnchor(BaseModel):
@@ -137,6 +159,9 @@ class ClaimAnchor(BaseModel):
     part: str | None = None
     doc_id: str = ""
     page: int | None = None
+    """The page the quote begins on (PDF sources)."""
+    page_end: int | None = None
+    """The page it ends on when that is another (a quote across a page break); ``None`` otherwise."""
     quote: str
     start: int
     end: int
@@ -145,6 +170,13 @@ class ClaimAnchor(BaseModel):
     threshold: float
     unit_sha256: str = ""
     flags: list[str] = Field(default_factory=list)
+
+    @property
+    def where_on_pages(self) -> str:
+        """``page 7``, ``pages 6–7`` across a break, or ``""`` for an unpaged source."""
+        if not self.page:
+            return ""
+        return f"pages {self.page}–{self.page_end}" if self.page_end else f"page {self.page}"
 
 
 class Atom(BaseModel):

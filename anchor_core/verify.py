@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import Literal, NamedTuple
@@ -195,18 +196,22 @@ def _attach_marker(segments: list[Segment], answer: str, pos: int, tag_start: in
 
 
 def verify_answer(answer: str, sources: dict[str, str], *, scorer: Scorer | None = None,
-                  embedder: Embedder | None = None, reader: Reader | None | Literal["default"] = "default") -> Report:
+                  embedder: Embedder | None = None, reader: Reader | None | Literal["default"] = "default",
+                  pages: Mapping[str, Sequence[int]] | None = None, notes: Sequence[str] = ()) -> Report:
     """Check every claim of ``answer`` against ``sources`` (id → text); see the module docstring.
 
     ``reader``: the contradiction reader that flags supported claims whose quote may state otherwise
-    (``"default"``: the shipped one unless ``ANCHOR_READER_MODEL=off``; ``None``: rules only)."""
+    (``"default"``: the shipped one unless ``ANCHOR_READER_MODEL=off``; ``None``: rules only).
+    ``pages``: for a source read from a PDF, the offsets in its text where pages 1, 2, ... begin (each quote
+    then names its page). ``notes``: what reading the sources changed, kept with the report."""
     check_text(answer, "answer")
     if not sources:
         raise InputError("no sources given; pass the texts the answer cites as {id: text}")
     for sid, text in sources.items():
         check_text(text, f"source {sid!r}")
     scorer = scorer or default_scorer(embedder)
-    given = [Source.given(n, sid, text) for n, (sid, text) in enumerate(sources.items(), start=1)]
+    given = [Source.given(n, sid, text, (pages or {}).get(sid, ()))
+             for n, (sid, text) in enumerate(sources.items(), start=1)]
     number = {s.unit_id: s.n for s in given}
     claims = [_Claim(seg.text, [number[i] for i in seg.cite_ids], seg.line) for seg in parse_answer(answer, sources)]
     reader = default_reader() if reader == "default" else reader
@@ -217,7 +222,7 @@ def verify_answer(answer: str, sources: dict[str, str], *, scorer: Scorer | None
                           "embedder": embedder.model_id if embedder else "none",
                           "reader": reader.name if reader is not None else "off"},
                   threshold=scorer.threshold,
-                  notes=[] if checked else ["the answer contains no claims: nothing was verified"])
+                  notes=[*notes, *([] if checked else ["the answer contains no claims: nothing was verified"])])
 
 
 @dataclass

@@ -248,25 +248,66 @@ def decode_upload(name: str, data: bytes, what: str = "file") -> str:
                           ) from err
 
 
-def read_sources(files: list[tuple[str, bytes]]) -> dict[str, str]:
-    """Sources from uploaded files: ``.json`` holds ``{id: text}``; any other text file is one source
-    whose id is the file name without its extension."""
+TEXT_SOURCES = (".txt", ".md", ".markdown", ".text")
+DOCUMENT_SOURCES = (".pdf", ".docx", ".html", ".htm")
+"""Verify sources read as documents (their text extracted as an upload's is), beside plain text kept as written."""
+
+
+class SourceFiles(BaseModel):
+    """Verify sources read from files: each text by its id, and where the pages of a PDF begin in it."""
+
+    texts: dict[str, str] = Field(default_factory=dict)
+    pages: dict[str, list[int]] = Field(default_factory=dict)
+    """Per source read from a PDF: the offsets in its text where pages 1, 2, ... begin."""
+    notes: list[str] = Field(default_factory=list)
+    """What reading the files changed or could not keep (a PDF's running headers removed, a Word note moved)."""
+
+
+def read_source_files(files: list[tuple[str, bytes]], *, other_as_json: bool = False) -> SourceFiles:
+    """Sources from files: ``.json`` holds ``{id: text}``; a text file (``.txt``, ``.md``) is one source kept as
+    written; a PDF, Word or HTML file is one source whose text is read as an upload's is (pages, Word numbering
+    and notes, visible HTML text), so a quote's offsets and page refer to that text. The id is the file name
+    without its extension; ``other_as_json``: a file of any other extension is read as JSON too (the command
+    line's ``--sources sources.data``), not as text."""
     import json
 
-    out: dict[str, str] = {}
+    out = SourceFiles()
     for name, data in files:
+        sid = Path(name).stem
+        if name.lower().endswith(DOCUMENT_SOURCES):
+            from ingest.uploads.detect import detect_format
+            from ingest.uploads.errors import UploadError
+            from ingest.uploads.extract import extract
+            from ingest.uploads.pipeline import removed_summary
+
+            try:
+                fmt, warned = detect_format(name, data)
+                ex = extract(fmt, data)
+            except UploadError as err:
+                raise AnchorError(f"the source {name} cannot be read: {err}") from None
+            out.texts[sid] = ex.text
+            if ex.page_starts:
+                out.pages[sid] = list(ex.page_starts)
+            out.notes += [f"{name}: {w}" for w in [*warned, *ex.warnings]]
+            removed = removed_summary(ex.repairs, ex.removed)
+            if removed:
+                out.notes.append(f"{name}: {removed} before checking; quotes and offsets refer to the text as read")
+            continue
         text = decode_upload(name, data, "source")
-        if name.lower().endswith(".json"):
+        if name.lower().endswith(".json") or (other_as_json and not name.lower().endswith(TEXT_SOURCES)):
             try:
                 obj = json.loads(text)
             except json.JSONDecodeError as err:
                 raise AnchorError(f"{name} is not valid JSON (line {err.lineno}: {err.msg}); "
                                   'expected {"id": "text", ...}') from err
+            except RecursionError:
+                raise AnchorError(f"{name} is nested too deeply to be a sources file; expected a flat JSON object "
+                                  '{"id": "text", ...}') from None
             if not isinstance(obj, dict) or not all(isinstance(v, str) for v in obj.values()):
                 raise AnchorError(f"{name} must be a JSON object mapping source ids to their text")
-            out.update(obj)
+            out.texts.update(obj)
         else:
-            out[Path(name).stem] = text
+            out.texts[sid] = text
     return out
 
 

@@ -265,7 +265,7 @@ def claim_place(run: Report, c) -> str:
     src = run.source(a.source)
     name = (src.document or src.doc_id or src.label) if src is not None and run.kind == "ask" else \
         (src.label if src is not None else a.unit_id)
-    return name + (f", page {a.page}" if a.page else "")
+    return name + (f", {a.where_on_pages}" if a.page else "")
 
 
 def claim_label(run: Report, index: int, a: Assessment | None = None) -> str:
@@ -472,7 +472,7 @@ def claim_evidence(run: Report, index: int, store=None) -> None:
     if a.part:
         facts["part"] = md_escape(a.part, inline=True)
     if a.page:
-        facts["page"] = str(a.page)
+        facts["page"] = f"{a.page}–{a.page_end}" if a.page_end else str(a.page)
     facts["offsets"] = f"[{a.start}:{a.end}]"
     facts["score"] = f"{a.score:.2f} ({md_escape(a.method, inline=True)}, threshold {a.threshold:.2f})"
     if path:

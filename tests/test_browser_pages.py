@@ -241,6 +241,39 @@ def test_verify_keeps_what_was_typed_across_pages_and_shows_the_answer_as_text(s
             browser.close()
 
 
+def test_an_answer_is_verified_against_an_uploaded_pdf_and_its_quote_names_the_page(server, tmp_path):
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (requirements.txt)")
+    from tests.ingest.uploads import pdfs
+
+    shots = _shots(tmp_path)
+    src = tmp_path / "supply.pdf"
+    src.write_bytes(pdfs.text_pdf([
+        ["SUPPLY AGREEMENT", "1. DELIVERY", "1.1 The Supplier shall deliver the Goods to the Customer."],
+        ["1.2 The Customer shall notify any defect within 7 days of delivery."]]))
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(server + "/verify", wait_until="domcontentloaded")
+            box = page.get_by_label("Paste the answer")
+            box.fill('Defects must be notified within 7 days of delivery.<cite id="supply"/>')
+            box.press("Tab")
+            _settle(page)
+            _drop(page, page.locator("[data-testid='stFileUploader']", has_text="Upload sources"), src, shots)
+            _settle(page)
+            page.get_by_role("button", name="Verify", exact=True).click()
+            page.get_by_text("Verification report").wait_for(timeout=60_000)
+            _settle(page)
+            body = page.locator("[data-testid='stMain']").inner_text()
+            assert "1.2 The Customer shall notify any defect within 7 days of delivery." in body
+            assert "page 2" in body, body[:2000]
+            _shoot(page, shots / "verify-pdf-1400.png")
+        finally:
+            browser.close()
+
+
 def test_the_run_list_is_clickable_and_identical_runs_have_distinct_titles(server, tmp_path):
     if not CHROMIUM.exists():
         pytest.skip("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")

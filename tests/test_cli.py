@@ -127,17 +127,48 @@ BROKEN = [
     (["verify", "-a", "{d}/answer.txt", "-s", "{d}/deep.json"], "nested too deeply"),
     (["verify", "-a", "{d}/pipe", "-s", "{d}/sources"], "is not a regular file"),
     (["ingest", "--path", "{d}/pipe", "--corpus", "x"], "is not a regular file"),
+    (["verify", "-a", "{d}/answer.txt", "-s", "{d}/broken.docx"],
+     "the source broken.docx cannot be read: the Word file"),
 ]
 
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("argv,message", BROKEN, ids=["output-missing-folder", "output-is-folder", "ask-output",
-                                                        "deep-json", "fifo-answer", "fifo-upload"])
+                                                        "deep-json", "fifo-answer", "fifo-upload", "bad-docx-source"])
 def test_broken_invocations_exit_2_with_one_line(verify_files, capsys, argv, message):
     d = str(verify_files)
     code, out, err = run(capsys, *[a.format(d=d) for a in argv])
     assert code == 2, (out, err)
     assert err.count("\n") == 1 and message.format(d=d) in err and "Traceback" not in err
+
+
+def test_an_answer_is_verified_against_a_pdf_and_a_word_document_with_pages(tmp_path, capsys):
+    import docx
+
+    from tests.ingest.uploads import pdfs
+
+    src = tmp_path / "docs"
+    src.mkdir()
+    (src / "supply.pdf").write_bytes(pdfs.text_pdf([
+        ["SUPPLY AGREEMENT", "1. DELIVERY", "1.1 The Supplier shall deliver the Goods to the Customer."],
+        ["1.2 The Customer shall notify any defect within 7 days of delivery."]]))
+    d = docx.Document()
+    d.add_paragraph("The Customer pays each invoice within 30 days.")
+    d.save(str(src / "terms.docx"))
+    (tmp_path / "answer.md").write_text('Defects must be notified within 7 days of delivery.<cite id="supply"/> '
+                                        'Invoices are paid within 60 days.<cite id="terms"/>')
+    code, out, err = run(capsys, "verify", "-a", str(tmp_path / "answer.md"), "-s", str(src), "--format", "json",
+                         "--no-save")
+    assert "Traceback" not in err
+    r = json.loads(out)
+    first, second = r["claims"]
+    assert first["verdict"] == "supported" and first["anchor"]["page"] == 2  # the quote's page, not the first
+    assert r["sources"][0]["text"][first["anchor"]["start"]:first["anchor"]["end"]] == first["anchor"]["quote"]
+    assert second["verdict"] == "contradicted"  # 60 days against the Word document's 30
+    # one PDF given as the sources: the same, and the markdown report names the page
+    (tmp_path / "one.md").write_text('Defects must be notified within 7 days of delivery.<cite id="supply"/>')
+    code, out, err = run(capsys, "verify", "-a", str(tmp_path / "one.md"), "-s", str(src / "supply.pdf"), "--no-save")
+    assert code == 0 and "page 2, characters" in out, err
 
 
 def test_malformed_docx_fails_alone_without_a_traceback(verify_files, capsys, caplog):

@@ -198,8 +198,17 @@ def _sources(hits: list[Hit], units: dict[str, Unit], relevance: dict[str, float
                           end=h.end, text=h.text, score=round(relevance.get(h.chunk_id, 0.0), 4), direct=not h.via,
                           path=h.path if h.via else "", followed_from=followed, named=h.named,
                           reference=(h.via[0].through or h.via[0].raw) if h.via else "",
-                          unit_sha256=hashlib.sha256(u.text.encode()).hexdigest() if u else ""))
+                          unit_sha256=hashlib.sha256(u.text.encode()).hexdigest() if u else "",
+                          pages=_page_marks(u, h.start, h.end) if u else []))
     return out
+
+
+def _page_marks(unit: Unit, start: int, end: int) -> list[tuple[int, int]]:
+    """The unit's page marks (``unit.meta["pages"]``, uploaded PDFs) that place a span of ``[start, end)``: the
+    page ``start`` is on and every page that begins before ``end``."""
+    marks = [(int(at), int(p)) for at, p in unit.meta.get("pages") or []]
+    first = max((i for i, (at, _) in enumerate(marks) if at <= start), default=0)
+    return [m for m in marks[first:] if m[0] < end]
 
 
 def _relevance(question: str, hits: list[Hit], *, store: Store, info: CorpusInfo,
@@ -830,9 +839,9 @@ def _writer_spans(claims: list[DraftClaim], checked: list[CheckedClaim], units: 
                 and u.text[dc.start:dc.end] == dc.text and (len(dc.text.split()) < VERBATIM_MIN_WORDS or dc.located)
                 and (a is None or a.unit_id != dc.unit_id or not (a.start < dc.end and dc.start < a.end))):
             cc.anchor = ClaimAnchor(source=src.n, unit_id=src.unit_id, part=src.part, doc_id=src.doc_id,
-                                    page=src.page, quote=dc.text, start=dc.start, end=dc.end, score=1.0,
-                                    method="verbatim", threshold=a.threshold if a is not None else threshold,
-                                    unit_sha256=src.unit_sha256)
+                                    **src.span_pages(dc.start, dc.end), quote=dc.text, start=dc.start,
+                                    end=dc.end, score=1.0, method="verbatim",
+                                    threshold=a.threshold if a is not None else threshold, unit_sha256=src.unit_sha256)
             cc.supported, cc.verdict, cc.contradiction, cc.flags = True, "supported", None, []
             cc.reasons = [f"quoted verbatim from [{src.n}] at the writer's offsets"]
             if len(cc.atoms) == 1:

@@ -50,8 +50,9 @@ with left:
 with right:
     st.markdown("**Sources**")
     source_files = kept_files("verify_source_files", st.file_uploader(
-        "Upload sources: .txt/.md (id = file name) or .json {id: text}", type=["txt", "md", "json"],
-        accept_multiple_files=True, key="verify_source_files"))
+        "Upload sources: PDF, Word, HTML, .txt/.md (id = file name) or .json {id: text}",
+        type=["pdf", "docx", "html", "htm", "txt", "md", "json"], accept_multiple_files=True,
+        key="verify_source_files"))
     pasted = st.data_editor(st.session_state["verify_sources_base"], num_rows="dynamic", key="verify_sources_table",
                             column_config={"id": st.column_config.TextColumn("id", width="small"),
                                            "text": st.column_config.TextColumn("text", width="large")},
@@ -87,7 +88,8 @@ if st.button("Verify", type="primary", icon=":material/fact_check:"):
 
         answer = (workspace.decode_upload(answer_files[0][0], answer_files[0][1], "answer")
                   if answer_files and not answer_text.strip() else answer_text)
-        sources = workspace.read_sources(source_files)
+        read = workspace.read_source_files(source_files)
+        sources = read.texts
         for row in pasted or []:
             sid, text = str(row.get("id") or "").strip(), str(row.get("text") or "")
             if text.strip():
@@ -103,7 +105,7 @@ if st.button("Verify", type="primary", icon=":material/fact_check:"):
             with st.spinner("Verifying each claim…"):
                 emb = R.embedder() if semantic else None
                 report = verify_answer(answer, sources, scorer=R.scorer(scorer_name, with_embedder=semantic),
-                                       embedder=emb)
+                                       embedder=emb, pages=read.pages, notes=read.notes)
             st.session_state["verify_run"] = access.save_run(R.reports(), R.viewer(), report).id
 
 run_id = st.session_state.get("verify_run")

@@ -280,7 +280,7 @@ def ingest_uploads(store: Store, embedder: Embedder, files: Iterable[Upload | tu
         res.version, res.pages, res.units, res.chunks = version, ex.pages, len(structure.units), len(chunks)
         res.structure_found, res.structure = structure.found, structure.how
         res.repairs = {**ex.repairs}
-        removed = _removed(ex.repairs, ex.removed)
+        removed = removed_summary(ex.repairs, ex.removed)
         if removed:
             res.warnings.append(removed)
         if old is not None and sorted(old.groups) != doc_groups and old.sha256 == sha:
@@ -327,7 +327,7 @@ def ingest_uploads(store: Store, embedder: Embedder, files: Iterable[Upload | tu
     return results
 
 
-def _removed(counts: dict[str, int], distinct: list[str]) -> str:
+def removed_summary(counts: dict[str, int], distinct: list[str]) -> str:
     """``removed 6 running header/footer lines (2 distinct): 'ACME - Confidential'; 'Draft'; and 3
     page numbers``, so a reader can check that nothing else went."""
     lines, pages = counts.get("header", 0) + counts.get("footer", 0), counts.get("page", 0)

@@ -378,3 +378,29 @@ def test_html_ordered_lists_keep_the_numbers_a_browser_draws(store, embedder):
                                            "b. within ten days.", "7. Contractors are not eligible."]
     assert [p.label for p in first.parts] == ["1(1)", "1(2)", "1(7)"]
     assert second.text.splitlines()[1:] == ["iv. Laptops are provided.", "Screens on request."]
+
+
+def test_a_quote_on_the_next_page_of_a_clause_is_anchored_to_that_page(store, embedder):
+    from anchor_core import render
+    from anchor_core.ask import AskSettings, ask
+
+    # clause 1.3 begins on page 1 and its second sentence is on page 2: one part, one chunk, two pages
+    pdf = pdfs.text_pdf([["SUPPLY AGREEMENT", "1. DELIVERY", "1.1 The Supplier shall deliver the Goods.",
+                          "1.3 The Customer shall inspect the Goods on delivery and keep them",
+                          "in a dry place until they are accepted."],
+                         ["Any defect found on inspection must be notified to the Supplier within 7 days.",
+                          "1.4 Risk passes to the Customer on delivery.", "2. PRICE",
+                          "2.1 The price is set out in the Order."]])
+    [res] = ingest_uploads(store, embedder, [("supply.pdf", pdf)], corpus="s")
+    assert res.status == "ingested", res.error
+    r = ask("Within how many days must a defect be notified to the Supplier?", store=store, embedder=embedder,
+            corpus="s", settings=AskSettings())
+    a = next(c.anchor for c in r.claims if c.anchor is not None and "within 7 days" in c.anchor.quote)
+    src = r.source(a.source)
+    # the chunk's page is not the quote's
+    assert src is not None and src.page == 1 and a.page == 2 and a.page_end is None
+    assert "page 2, characters" in render.anchor_line(r, next(c for c in r.claims if c.anchor is a))
+    # a quote across the break names both pages
+    unit = store.get_units("s", [a.unit_id])[a.unit_id]
+    lo = unit.text.index("in a dry place")
+    assert src.span_pages(lo, a.end) == {"page": 1, "page_end": 2}
