@@ -361,10 +361,11 @@ def _read_text(path: Path, what: str) -> str:
         raise AnchorError(f"the {what} {path} is not UTF-8 (byte {err.start}); convert it to UTF-8") from err
 
 
-def load_sources(path: Path) -> SourceFiles:
+def load_sources(path: Path, answer: Path | None = None) -> SourceFiles:
     """Sources from a folder (id = file name without extension), one file, or a JSON object {id: text}: text and
     Markdown files as written, PDF, Word and HTML files read as uploads are (see
-    :func:`anchor_core.workspace.read_source_files`)."""
+    :func:`anchor_core.workspace.read_source_files`). ``answer``: the answer being verified, never one of its own
+    sources when it sits in the sources folder (it would support every one of its claims)."""
     from anchor_core.workspace import DOCUMENT_SOURCES, TEXT_SOURCES, read_source_files
 
     kinds = "a folder of .txt/.md/.pdf/.docx/.html files, one such file, or a JSON file {id: text}"
@@ -372,11 +373,17 @@ def load_sources(path: Path) -> SourceFiles:
         raise AnchorError(f"sources {path} do not exist; give {kinds}")
     if path.is_dir():
         files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in TEXT_SOURCES + DOCUMENT_SOURCES)
+        skipped = [p for p in files if answer is not None and p.resolve() == answer.resolve()]
+        files = [p for p in files if p not in skipped]
         if not files:
-            raise AnchorError(f"{path} holds no .txt, .md, .pdf, .docx or .html sources")
+            raise AnchorError(f"{path} holds no .txt, .md, .pdf, .docx or .html sources"
+                              + (" besides the answer itself" if skipped else ""))
     else:
-        files = [path]
+        if answer is not None and path.resolve() == answer.resolve():
+            raise AnchorError(f"{path} is the answer itself; give the documents it cites as the sources")
+        files, skipped = [path], []
     out = read_source_files([(p.name, _read_bytes(p, "source")) for p in files], other_as_json=True)
+    out.notes += [f"{p.name} is the answer being verified: it is not one of its sources" for p in skipped]
     if not out.texts:
         raise AnchorError(f"{path} holds no sources; give {kinds}")
     return out
@@ -393,7 +400,7 @@ def cmd_verify(args: argparse.Namespace, settings: Settings) -> int:
                           f"got {args.fail_under}")
     output = _output_path(args.output)
     answer = _read_text(Path(args.answer), "answer")
-    given = load_sources(Path(args.sources))
+    given = load_sources(Path(args.sources), answer=Path(args.answer))
     for note in given.notes:
         print(f"note: {note}", file=sys.stderr)
     sources = given.texts

@@ -171,6 +171,19 @@ def test_an_answer_is_verified_against_a_pdf_and_a_word_document_with_pages(tmp_
     assert code == 0 and "page 2, characters" in out, err
 
 
+def test_the_answer_in_its_sources_folder_is_not_one_of_its_sources(verify_files, capsys):
+    (verify_files / "sources" / "answer.md").write_text("Providers shall keep logs for ten years.")
+    answer = verify_files / "sources" / "answer.md"
+    code, out, err = run(capsys, "verify", "-a", str(answer), "-s", str(verify_files / "sources"), "--format", "json",
+                         "--no-save")
+    r = json.loads(out)
+    assert [s["unit_id"] for s in r["sources"]] == ["a"]  # not "answer": it would quote itself
+    assert r["claims"][0]["verdict"] != "supported"  # six months, not ten years
+    assert "answer.md is the answer being verified: it is not one of its sources" in err
+    code, out, err = run(capsys, "verify", "-a", str(answer), "-s", str(answer))
+    assert code == 2 and "is the answer itself" in err
+
+
 def test_malformed_docx_fails_alone_without_a_traceback(verify_files, capsys, caplog):
     code, out, err = run(capsys, "ingest", "--path", str(verify_files / "broken.docx"), "--corpus", "x", "-q")
     assert code == 1  # the file failed; the invocation was fine
