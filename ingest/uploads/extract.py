@@ -14,8 +14,10 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
+from anchor_core.text import note_line
 from ingest.uploads.detect import Format, decode_text
 from ingest.uploads.errors import UploadError
+from ingest.uploads.htmlnotes import HtmlNotes, scan_notes
 from ingest.uploads.repair import Edit, repair_pages
 from ingest.uploads.wordnum import WordNumbering, format_number, int_or
 from ingest.uploads.wordtext import WordNotes, blocks, cell_text, paragraph_text, text_boxes, tracked_changes
@@ -195,8 +197,15 @@ class _HTMLText(HTMLParser):
     """Visible text with one line per block element and one line per table row; heading elements are
     remembered."""
 
-    def __init__(self) -> None:
+    def __init__(self, notes: HtmlNotes | None = None) -> None:
         super().__init__(convert_charrefs=True)
+        self.notes = notes or HtmlNotes()
+        self.block_no = -1  # blocks started so far, counted as the note scan counts them
+        self.hiding: list = []  # [tag, depth] while inside a block that holds notes (written elsewhere)
+        self.in_mark = False  # inside a note's mark: its text is not written
+        self.after_mark = False  # a mark was just left out: "Committee (1)," reads "Committee,"
+        self.pending: list[str] = []  # notes the open block refers to, written after it
+        self.placed: list[str] = []
         self.parts: list[str] = []
         self.size = 0
         self.skip = 0
@@ -223,6 +232,20 @@ class _HTMLText(HTMLParser):
             return
         if self.parts and not self.parts[-1].endswith("\n"):
             self._emit("\n")
+        for target in self.pending:
+            if target not in self.placed:
+                self.placed.append(target)
+                self._emit(note_line("footnote", self.notes.marks[target], self.notes.texts[target]) + "\n")
+        self.pending = []
+
+    def _unspace(self) -> None:
+        """Drop the space written before a mark that was left out, when punctuation follows the mark."""
+        out = self._cell()
+        out = self.parts if out is None else out
+        if out and out[-1].endswith(" ") and not out[-1].endswith("\n "):
+            out[-1] = out[-1][:-1]
+            if out is self.parts:
+                self.size -= 1
 
     def _emit(self, s: str) -> None:
         cell = self._cell()
@@ -249,6 +272,20 @@ class _HTMLText(HTMLParser):
             self._newline()
 
     def handle_starttag(self, tag, attrs):
+        if tag in _BLOCK:
+            self.block_no += 1
+            if not self.hiding and self.block_no in self.notes.hidden and tag != "hr":
+                self.hiding = [tag, 0]
+        if self.hiding:
+            if tag == self.hiding[0]:
+                self.hiding[1] += 1
+            return
+        if tag == "a":
+            target = (dict(attrs).get("href") or "")[1:]
+            if target in self.notes.marks:
+                self.in_mark = True
+                self.pending.append(target)
+                return
         if tag in _SKIP:
             self.skip += 1
             self.in_title = False
@@ -283,6 +320,15 @@ class _HTMLText(HTMLParser):
                 self.marker = _list_marker(value, top[1]) + " "
 
     def handle_endtag(self, tag):
+        if self.hiding:
+            if tag == self.hiding[0]:
+                self.hiding[1] -= 1
+                if self.hiding[1] == 0:
+                    self.hiding = []
+            return
+        if tag == "a" and self.in_mark:
+            self.in_mark = False
+            self.after_mark = True
         if tag in _SKIP:
             self.skip = max(0, self.skip - 1)
         elif tag == "title":
@@ -310,8 +356,11 @@ class _HTMLText(HTMLParser):
         if self.in_title:
             self.title += data
             return
-        if self.skip:
+        if self.skip or self.hiding or self.in_mark:
             return
+        if self.after_mark and data[:1] in ",.;:)":
+            self._unspace()
+        self.after_mark = False
         text = re.sub(r"\s+", " ", data)
         if not text.strip() and (not self.parts or self.parts[-1].endswith(("\n", " "))):
             return
@@ -335,10 +384,12 @@ def _list_marker(n: int, kind: str) -> str:
 
 def extract_html(data: bytes) -> Extracted:
     raw = decode_text(data)
-    parser = _HTMLText()
     try:
+        parser = _HTMLText(scan_notes(raw, _BLOCK, _SKIP))
         parser.feed(raw)
         parser.close()
+        parser._close_rows(0)
+        parser._newline()  # notes of a last block the markup left open
     except (AssertionError, ValueError) as err:  # malformed markup that the stdlib parser gives up on
         raise UploadError(f"the HTML could not be parsed ({err}); save the page again") from None
     text = "".join(parser.parts)
@@ -354,7 +405,13 @@ def extract_html(data: bytes) -> Extracted:
             heads.append(Heading(at, h.level, h.text))
             pos = at + len(h.text)
     title = " ".join(parser.title.split()) or next((h.text for h in heads if h.level == 1), "")
-    return Extracted(text=clean, headings=heads, title=title, blocks=True)
+    warnings = []
+    if parser.placed:
+        n = len(parser.placed)
+        warnings.append(f"the page has {n} footnote{'s' if n > 1 else ''}: each was stored on its own line after the "
+                        "paragraph that refers to it (\"Footnote 1: ...\"), and its mark left out of the text (a "
+                        "mark glued to a word reads as a number)")
+    return Extracted(text=clean, headings=heads, title=title, warnings=warnings, blocks=True)
 
 
 def extract_docx(data: bytes) -> Extracted:
