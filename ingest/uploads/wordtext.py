@@ -120,6 +120,7 @@ class WordNotes:
 
     def __init__(self, document: Any) -> None:
         from docx.opc.constants import RELATIONSHIP_TYPE as RT  # noqa: N817 - python-docx's own name
+        from docx.oxml import parse_xml
 
         self.texts: dict[str, dict[str, str]] = {"footnote": {}, "endnote": {}}
         self.formats = {"footnote": ("decimal", 1), "endnote": ("lowerRoman", 1)}
@@ -131,8 +132,6 @@ class WordNotes:
             part = parts.get(reltype)
             if part is None:
                 continue
-            from docx.oxml import parse_xml
-
             try:
                 root = parse_xml(part.blob)
             except Exception:  # noqa: BLE001 - a damaged notes part loses the notes, not the document
