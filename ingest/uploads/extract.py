@@ -150,11 +150,61 @@ _FENCE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1", re.M | re.S)
 
 def extract_markdown(data: bytes) -> Extracted:
     text = decode_text(data).replace("\r\n", "\n").replace("\r", "\n")
+    text, placed = _markdown_notes(text)
     fenced = [m.span() for m in _FENCE.finditer(text)]
     heads = [Heading(m.start(), len(m.group(1)), m.group(2).strip()) for m in _MD_HEADING.finditer(text)
              if not any(a <= m.start() < b for a, b in fenced)]
     title = next((h.text for h in heads if h.level == 1), "")
-    return Extracted(text=text, headings=heads, title=title)
+    warnings = [f"the document has {placed} footnote{'s' if placed > 1 else ''} ([^label]): each was stored on its "
+                "own line after the paragraph that refers to it (\"Footnote 1: ...\"), numbered as a renderer "
+                "numbers them, and its mark left out of the text"] if placed else []
+    return Extracted(text=text, headings=heads, title=title, warnings=warnings)
+
+
+_MD_NOTE_DEF = re.compile(r"^\[\^([^\]\s]+)\]:[ \t]*(.*)\n?((?:(?:[ \t]{2,}|\t).*\n?|[ \t]*\n(?=[ \t]{4}))*)", re.M)
+_MD_NOTE_REF = re.compile(r"\[\^([^\]\s]+)\](?!:)")
+# a line that ends a Markdown paragraph before it: blank, a heading, a list item, a quote, a fence, a table row
+_MD_BLOCK_START = re.compile(r"^(?:[ \t]*$|#{1,6}[ \t]|[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]|>|```|~~~|\|)")
+
+
+def _markdown_notes(text: str) -> tuple[str, int]:
+    """``text`` with its footnotes (``[^1]`` marks, ``[^1]: ...`` definitions) placed as Word and HTML uploads
+    place theirs: each definition on its own line after the paragraph that first refers to it ("Footnote 1: ..."),
+    numbered in the order of first reference as renderers number them, the marks left out (glued to a word, "30
+    days[^2]" reads "2" as a number of the sentence). Marks and definitions inside code fences are text. Returns the
+    text and the number of notes placed."""
+    fenced = [m.span() for m in _FENCE.finditer(text)]
+
+    def in_code(at: int) -> bool:
+        return any(a <= at < b for a, b in fenced)
+
+    notes = {m.group(1): " ".join((m.group(2) + " " + m.group(3)).split())
+             for m in _MD_NOTE_DEF.finditer(text) if not in_code(m.start())}
+    cited = {m.group(1) for m in _MD_NOTE_REF.finditer(text) if not in_code(m.start())}
+    notes = {k: v for k, v in notes.items() if v and k in cited}  # a note nothing refers to stays where it is
+    if not notes:
+        return text, 0
+    text = _MD_NOTE_DEF.sub(lambda m: m.group(0) if in_code(m.start()) or m.group(1) not in notes else "", text)
+    lines = text.split("\n")
+    numbers: dict[str, int] = {}
+    out: list[str] = []
+    pending: list[str] = []
+    fence = False
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+        if not fence:
+            for label in _MD_NOTE_REF.findall(line):
+                if label in notes and label not in numbers:
+                    numbers[label] = len(numbers) + 1
+                    pending.append(label)
+            line = _MD_NOTE_REF.sub(lambda m: "" if m.group(1) in notes else m.group(0), line)
+        out.append(line)
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if pending and (i + 1 == len(lines) or _MD_BLOCK_START.match(nxt)):
+            out += [note_line("footnote", str(numbers[k]), notes[k]) for k in pending]
+            pending = []
+    return "\n".join(out), len(numbers)
 
 
 _BLOCK = {"p", "div", "section", "article", "main", "aside", "blockquote", "pre", "ul", "ol", "li", "dl", "dt", "dd",
