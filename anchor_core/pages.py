@@ -12,17 +12,33 @@ page]``). Any half-open span ``[start, end)`` of ``unit.text`` therefore maps to
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from anchor_core.models import Unit
 
 
-def page_at(unit: Unit, offset: int) -> int | None:
-    """The page that character ``offset`` of ``unit.text`` is on; None for unpaged units."""
-    page = None
-    for at, p in unit.meta.get("pages") or []:
+def page_in(marks: Iterable[Iterable[int]], offset: int, default: int | None = None) -> int | None:
+    """The page that ``offset`` is on, given the ``(offset, page)`` marks where pages begin, in order; ``default``
+    before the first mark (or with none)."""
+    page = default
+    for at, p in marks:
         if at > offset:
             break
         page = p
     return page
+
+
+def page_at(unit: Unit, offset: int) -> int | None:
+    """The page that character ``offset`` of ``unit.text`` is on; None for unpaged units."""
+    return page_in(unit.meta.get("pages") or [], offset)
+
+
+def marks_in(unit: Unit, start: int, end: int) -> list[tuple[int, int]]:
+    """The unit's page marks that place the span ``[start, end)``: the page ``start`` is on and every page that
+    begins before ``end`` (empty for unpaged units)."""
+    marks = [(int(at), int(p)) for at, p in unit.meta.get("pages") or []]
+    first = max((i for i, (at, _) in enumerate(marks) if at <= start), default=0)
+    return [m for m in marks[first:] if m[0] < end]
 
 
 def pages_of(unit: Unit, start: int, end: int) -> tuple[int, int] | None:

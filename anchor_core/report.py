@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field, computed_field, field_validator
 
 from anchor_core.models import utcnow
+from anchor_core.pages import page_in
 
 if TYPE_CHECKING:
     from anchor_core.assessment import Assessment
@@ -136,12 +137,7 @@ class Source(BaseModel):
 
     def page_at(self, offset: int) -> int | None:
         """The page that unit offset ``offset`` is on (:attr:`page` when the source has no page marks)."""
-        page = self.page
-        for at, p in self.pages:
-            if at > offset:
-                break
-            page = p
-        return page
+        return page_in(self.pages, offset, self.page)
 
     def span_pages(self, start: int, end: int) -> dict[str, int | None]:
         """``page`` and ``page_end`` of a quote at unit offsets ``[start, end)``, as :class:`ClaimAnchor` takes

@@ -41,6 +41,7 @@ from anchor_core.crossencoder import default_reader
 from anchor_core.embeddings import Embedder, Progress
 from anchor_core.errors import QueryError
 from anchor_core.models import CorpusInfo, Document, Hit, Unit
+from anchor_core.pages import marks_in
 from anchor_core.report import (
     REFUSAL_TEXT,
     CheckedClaim,
@@ -199,16 +200,8 @@ def _sources(hits: list[Hit], units: dict[str, Unit], relevance: dict[str, float
                           path=h.path if h.via else "", followed_from=followed, named=h.named,
                           reference=(h.via[0].through or h.via[0].raw) if h.via else "",
                           unit_sha256=hashlib.sha256(u.text.encode()).hexdigest() if u else "",
-                          pages=_page_marks(u, h.start, h.end) if u else []))
+                          pages=marks_in(u, h.start, h.end) if u else []))
     return out
-
-
-def _page_marks(unit: Unit, start: int, end: int) -> list[tuple[int, int]]:
-    """The unit's page marks (``unit.meta["pages"]``, uploaded PDFs) that place a span of ``[start, end)``: the
-    page ``start`` is on and every page that begins before ``end``."""
-    marks = [(int(at), int(p)) for at, p in unit.meta.get("pages") or []]
-    first = max((i for i, (at, _) in enumerate(marks) if at <= start), default=0)
-    return [m for m in marks[first:] if m[0] < end]
 
 
 def _relevance(question: str, hits: list[Hit], *, store: Store, info: CorpusInfo,
