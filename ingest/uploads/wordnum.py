@@ -37,7 +37,8 @@ class _Level:
     legal: bool
 
 
-def _val(el: Any, tag: str) -> str | None:
+def child_val(el: Any, tag: str) -> str | None:
+    """The ``w:val`` of ``el``'s child ``w:{tag}`` (``None`` when either is missing)."""
     child = el.find(f"{_W}{tag}") if el is not None else None
     return None if child is None else child.get(f"{_W}val")
 
@@ -96,16 +97,17 @@ class WordNumbering:
             levels = {}
             for lvl in absn.findall(f"{_W}lvl"):
                 levels[int_or(lvl.get(f"{_W}ilvl"), 0)] = _Level(
-                    int_or(_val(lvl, "start"), 1), _val(lvl, "numFmt") or "decimal", _val(lvl, "lvlText") or "",
-                    lvl.find(f"{_W}isLgl") is not None and _val(lvl, "isLgl") not in {"0", "false"})
+                    int_or(child_val(lvl, "start"), 1), child_val(lvl, "numFmt") or "decimal",
+                    child_val(lvl, "lvlText") or "",
+                    lvl.find(f"{_W}isLgl") is not None and child_val(lvl, "isLgl") not in {"0", "false"})
             self._abstract[absn.get(f"{_W}abstractNumId") or ""] = levels
         for num in root.findall(f"{_W}num"):
             overrides = {}
             for ov in num.findall(f"{_W}lvlOverride"):
-                start = _val(ov, "startOverride")
+                start = child_val(ov, "startOverride")
                 if start is not None:
                     overrides[int_or(ov.get(f"{_W}ilvl"), 0)] = int_or(start, 1)
-            self._nums[num.get(f"{_W}numId") or ""] = (_val(num, "abstractNumId") or "", overrides)
+            self._nums[num.get(f"{_W}numId") or ""] = (child_val(num, "abstractNumId") or "", overrides)
 
     def _from_style(self, style: Any) -> tuple[str, int] | None:
         seen = 0

@@ -26,11 +26,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from anchor_core.text import note_line
-from ingest.uploads.wordnum import format_number, int_or
+from ingest.uploads.wordnum import child_val, format_number, int_or
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
 _GONE = frozenset({f"{_W}del", f"{_W}moveFrom", f"{_MC}Fallback"})
+_BOX = f"{_W}txbxContent"
 _CONTAINERS = frozenset({f"{_W}sdt", f"{_W}sdtContent", f"{_W}customXml"})
 
 
@@ -70,10 +71,21 @@ def cell_text(tc: Any) -> str:
     """The text of the table cell ``tc``: its paragraphs (a nested table's too), one space between them."""
     parts = []
     for p in tc.iter(f"{_W}p"):
-        if any(a.tag in _GONE or a.tag == f"{_W}txbxContent" for a in p.iterancestors() if a is not tc):
+        if _inside(p, _GONE | {_BOX}, tc):
             continue
         parts.append(paragraph_text(p))
     return " ".join(" ".join(parts).split())
+
+
+def _inside(node: Any, tags: frozenset[str], stop: Any) -> bool:
+    """Whether ``node`` sits inside an element with one of ``tags`` below ``stop`` (deleted text, a fallback copy,
+    a text box)."""
+    a = node.getparent()
+    while a is not None and a is not stop:
+        if a.tag in tags:
+            return True
+        a = a.getparent()
+    return False
 
 
 def tracked_changes(body: Any) -> int:
@@ -82,7 +94,6 @@ def tracked_changes(body: Any) -> int:
 
 
 _NOTE_REFS = {f"{_W}footnoteReference": "footnote", f"{_W}endnoteReference": "endnote"}
-_BOX = f"{_W}txbxContent"
 
 
 def text_boxes(el: Any) -> list[str]:
@@ -90,10 +101,10 @@ def text_boxes(el: Any) -> list[str]:
     order: a box of DrawingML and its VML fallback copy are read once, a box inside a box with the outer one."""
     out: list[str] = []
     for box in el.iter(_BOX):
-        if any(a.tag in _GONE or a.tag == _BOX for a in box.iterancestors() if a is not el):
+        if _inside(box, _GONE | {_BOX}, el):
             continue
         for p in box.iter(f"{_W}p"):
-            if any(a.tag in _GONE for a in p.iterancestors() if a is not box):
+            if _inside(p, _GONE, box):
                 continue
             text = " ".join(paragraph_text(p).split())
             if text:
@@ -147,16 +158,14 @@ class WordNotes:
             if pr is None:
                 continue
             fmt, start = self.formats[kind]
-            fmt_el, start_el = pr.find(f"{_W}numFmt"), pr.find(f"{_W}numStart")
-            self.formats[kind] = (fmt_el.get(f"{_W}val", fmt) if fmt_el is not None else fmt,
-                                  int_or(start_el.get(f"{_W}val") if start_el is not None else None, start))
+            self.formats[kind] = (child_val(pr, "numFmt") or fmt, int_or(child_val(pr, "numStart"), start))
 
     def after(self, el: Any) -> list[str]:
         """The notes the paragraph or table row ``el`` refers to, each as one line ("Footnote 1: ..."), in the
         order of their marks; marks in deleted text count for nothing and give no line."""
         lines: list[str] = []
         for ref in el.iter(*_NOTE_REFS):
-            if any(a.tag in _GONE for a in ref.iterancestors() if a is not el):
+            if _inside(ref, _GONE, el):
                 continue
             kind = _NOTE_REFS[ref.tag]
             if ref.get(f"{_W}customMarkFollows") in ("1", "true", "on"):
