@@ -288,6 +288,11 @@ class _HTMLText(HTMLParser):
                 self._emit(note_line("footnote", self.notes.marks[target], self.notes.texts[target]) + "\n")
         self.pending = []
 
+    def close(self) -> None:
+        super().close()
+        self._close_rows(0)  # rows, and the notes of a last block, that the markup left open
+        self._newline()
+
     def _unspace(self) -> None:
         """Drop the space written before a mark that was left out, when punctuation follows the mark."""
         out = self._cell()
@@ -438,8 +443,6 @@ def extract_html(data: bytes) -> Extracted:
         parser = _HTMLText(scan_notes(raw, _BLOCK, _SKIP))
         parser.feed(raw)
         parser.close()
-        parser._close_rows(0)
-        parser._newline()  # notes of a last block the markup left open
     except (AssertionError, ValueError) as err:  # malformed markup that the stdlib parser gives up on
         raise UploadError(f"the HTML could not be parsed ({err}); save the page again") from None
     text = "".join(parser.parts)

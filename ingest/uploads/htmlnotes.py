@@ -107,14 +107,8 @@ class _Scan(HTMLParser):
             else:
                 self._add(text)
         if tag in self.block_tags and any(t == tag for t, _, _ in self.open):
-            while self.open:
-                t, i, parts = self.open.pop()
-                text = " ".join("".join(parts).split())
-                self.text[i] = text
-                if self.open:
-                    self.open[-1][2].append(" " + text + " ")
-                if t == tag:
-                    break
+            while self.open and self._close_block() != tag:
+                pass
 
     def handle_data(self, data):
         if not self.skip:
@@ -126,13 +120,18 @@ class _Scan(HTMLParser):
         elif self.open:
             self.open[-1][2].append(text)
 
+    def _close_block(self) -> str:
+        """Close the innermost open block: its text is kept by its index and read into its parent's."""
+        tag, i, parts = self.open.pop()
+        self.text[i] = " ".join("".join(parts).split())
+        if self.open:
+            self.open[-1][2].append(" " + self.text[i] + " ")
+        return tag
+
     def close(self) -> None:
         super().close()
-        while self.open:
-            t, i, parts = self.open.pop()
-            self.text[i] = " ".join("".join(parts).split())
-            if self.open:
-                self.open[-1][2].append(" " + self.text[i] + " ")
+        while self.open:  # blocks the markup left open
+            self._close_block()
 
 
 def scan_notes(raw: str, blocks: set[str], skip: set[str]) -> HtmlNotes:
