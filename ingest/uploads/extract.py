@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
@@ -151,9 +152,9 @@ _FENCE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1", re.M | re.S)
 def extract_markdown(data: bytes) -> Extracted:
     text = decode_text(data).replace("\r\n", "\n").replace("\r", "\n")
     text, placed = _markdown_notes(text)
-    fenced = [m.span() for m in _FENCE.finditer(text)]
+    in_code = _code_test(text)
     heads = [Heading(m.start(), len(m.group(1)), m.group(2).strip()) for m in _MD_HEADING.finditer(text)
-             if not any(a <= m.start() < b for a, b in fenced)]
+             if not in_code(m.start())]
     title = next((h.text for h in heads if h.level == 1), "")
     warnings = [f"the document has {placed} footnote{'s' if placed > 1 else ''} ([^label]): each was stored on its "
                 "own line after the paragraph that refers to it (\"Footnote 1: ...\"), numbered as a renderer "
@@ -167,17 +168,19 @@ _MD_NOTE_REF = re.compile(r"\[\^([^\]\s]+)\](?!:)")
 _MD_BLOCK_START = re.compile(r"^(?:[ \t]*$|#{1,6}[ \t]|[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]|>|```|~~~|\|)")
 
 
+def _code_test(text: str) -> Callable[[int], bool]:
+    """Whether an offset of ``text`` lies inside a code fence."""
+    fenced = [m.span() for m in _FENCE.finditer(text)]
+    return lambda at: any(a <= at < b for a, b in fenced)
+
+
 def _markdown_notes(text: str) -> tuple[str, int]:
     """``text`` with its footnotes (``[^1]`` marks, ``[^1]: ...`` definitions) placed as Word and HTML uploads
     place theirs: each definition on its own line after the paragraph that first refers to it ("Footnote 1: ..."),
     numbered in the order of first reference as renderers number them, the marks left out (glued to a word, "30
     days[^2]" reads "2" as a number of the sentence). Marks and definitions inside code fences are text. Returns the
     text and the number of notes placed."""
-    fenced = [m.span() for m in _FENCE.finditer(text)]
-
-    def in_code(at: int) -> bool:
-        return any(a <= at < b for a, b in fenced)
-
+    in_code = _code_test(text)
     notes = {m.group(1): " ".join((m.group(2) + " " + m.group(3)).split())
              for m in _MD_NOTE_DEF.finditer(text) if not in_code(m.start())}
     cited = {m.group(1) for m in _MD_NOTE_REF.finditer(text) if not in_code(m.start())}
@@ -185,15 +188,15 @@ def _markdown_notes(text: str) -> tuple[str, int]:
     if not notes:
         return text, 0
     text = _MD_NOTE_DEF.sub(lambda m: m.group(0) if in_code(m.start()) or m.group(1) not in notes else "", text)
+    in_code = _code_test(text)
     lines = text.split("\n")
     numbers: dict[str, int] = {}
     out: list[str] = []
     pending: list[str] = []
-    fence = False
+    at = 0
     for i, line in enumerate(lines):
-        if line.lstrip().startswith(("```", "~~~")):
-            fence = not fence
-        if not fence:
+        start, at = at, at + len(line) + 1
+        if not in_code(start):
             for label in _MD_NOTE_REF.findall(line):
                 if label in notes and label not in numbers:
                     numbers[label] = len(numbers) + 1
