@@ -559,6 +559,11 @@ FRESH_FILES = (
      "file's brief, committed (eb1fe3b) and held out through session 51. **First run** (session 52, on its start "
      "code c05fc49): the table below. Neither the rules nor the contradiction reader were written or trained with "
      "this file (the reader was trained on files 2-13), so its reader table is held out too."),
+    ("fresh_claims20.jsonl", "Twentieth file: 77 paraphrases and 50 contradicting paraphrases",
+     "Sentences drawn with seed 56 by `eval/claims/draw.py`, written by a helper on 5 Dec 2026 from the seventh "
+     "file's brief, committed (202648e) and held out through session 52. **First run** (session 53, on its start "
+     "code e832682): the table below. Neither the rules nor the contradiction reader were written or trained with "
+     "this file (the reader was trained on files 2-13), so its reader table is held out too."),
 )
 
 
