@@ -19,6 +19,7 @@ from anchor_core.text import note_line
 from ingest.uploads.detect import Format, decode_text
 from ingest.uploads.errors import UploadError
 from ingest.uploads.htmlnotes import HtmlNotes, scan_notes
+from ingest.uploads.pdfnotes import Line, page_lines
 from ingest.uploads.repair import Edit, repair_pages
 from ingest.uploads.wordnum import WordNumbering, format_number, int_or
 from ingest.uploads.wordtext import WordNotes, blocks, cell_text, paragraph_text, text_boxes, tracked_changes
@@ -68,8 +69,9 @@ def extract(fmt: Format, data: bytes) -> Extracted:
     return ex
 
 
-def _paged(pages: list[str], warnings: list[str], title: str = "") -> Extracted:
-    r = repair_pages(pages)
+def _paged(pages: list[str], warnings: list[str], title: str = "", lines: list[list[Line] | None] | None = None
+           ) -> Extracted:
+    r = repair_pages(pages, lines)
     return Extracted(text=r.text, page_starts=r.page_starts, title=title, warnings=warnings,
                      repairs=dict(r.counts), edits=r.edits, removed=r.removed)
 
@@ -100,14 +102,17 @@ def extract_pdf(data: bytes) -> Extracted:
     if n == 0:
         raise UploadError("the PDF has no pages (damaged or truncated file); export it again")
     texts: list[str] = []
+    lines: list[list[Line] | None] = []
     failed: list[int] = []
     for i in range(n):
         try:
-            texts.append(reader.pages[i].extract_text() or "")
+            text, page_info = page_lines(reader.pages[i])
         except Exception as err:  # noqa: BLE001 - pypdf raises many types on one broken page
             log.warning("page %d: text extraction failed: %s", i + 1, err)
-            texts.append("")
+            text, page_info = "", None
             failed.append(i + 1)
+        texts.append(text)
+        lines.append(page_info)
     empty = [i + 1 for i, t in enumerate(texts) if not t.strip() and i + 1 not in failed]
     if len(failed) == n:
         raise UploadError("the PDF is damaged: no page could be read; open and re-save it, or export it again")
@@ -129,7 +134,7 @@ def extract_pdf(data: bytes) -> Extracted:
         pass
     if title.lower() in ("untitled", "microsoft word", "") or title.lower().endswith((".doc", ".docx", ".pdf")):
         title = ""
-    return _paged(texts, warnings, title)
+    return _paged(texts, warnings, title, lines)
 
 
 def _pages(nums: list[int]) -> str:

@@ -329,14 +329,20 @@ def ingest_uploads(store: Store, embedder: Embedder, files: Iterable[Upload | tu
 
 def removed_summary(counts: dict[str, int], distinct: list[str]) -> str:
     """``removed 6 running header/footer lines (2 distinct): 'ACME - Confidential'; 'Draft'; and 3
-    page numbers``, so a reader can check that nothing else went."""
+    page numbers``, so a reader can check that nothing else went; then what was moved (a PDF's
+    page-foot notes, :mod:`ingest.uploads.pdfnotes`)."""
     lines, pages = counts.get("header", 0) + counts.get("footer", 0), counts.get("page", 0)
+    notes = counts.get("footnotes", 0)
     numbers = f"{pages} page number{'s' if pages != 1 else ''}"
+    moved = (f"stored {notes} footnote{'s' if notes != 1 else ''} printed at the foot of a page as 'Footnote N:' "
+             f"lines, before a sentence that runs over the page break") if notes else ""
     if not lines:
-        return f"removed {numbers}" if pages else ""
-    shown = "; ".join(repr(x) for x in distinct[:3]) + ("; ..." if len(distinct) > 3 else "")
-    return (f"removed {lines} running header/footer line{'s' if lines != 1 else ''} ({len(distinct)} distinct): "
-            f"{shown}" + (f"; and {numbers}" if pages else ""))
+        removed = f"removed {numbers}" if pages else ""
+    else:
+        shown = "; ".join(repr(x) for x in distinct[:3]) + ("; ..." if len(distinct) > 3 else "")
+        removed = (f"removed {lines} running header/footer line{'s' if lines != 1 else ''} ({len(distinct)} "
+                   f"distinct): {shown}" + (f"; and {numbers}" if pages else ""))
+    return ", and ".join(x for x in (removed, moved) if x)
 
 
 def _version_record(doc: Document) -> dict:

@@ -21,6 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from anchor_core.normalize import build_lexicon, normalize
+from ingest.uploads.pdfnotes import Line, NoteBlock, body_size, ends_sentence, note_block, note_place
 
 Edit = tuple[int, int, str]
 """``(start, end, replacement)`` on the input text, or ``(start, end, original)`` on the output."""
@@ -225,9 +226,11 @@ def furniture(pages: list[str]) -> list[list[tuple[int, int, str]]]:
     return [sorted((a, b, kind) for (a, b), kind in d.items()) for d in drop]
 
 
-def repair_pages(pages: list[str]) -> Repaired:
+def repair_pages(pages: list[str], lines: list[list[Line] | None] | None = None) -> Repaired:
     """Join the pages' extracted text into the stored text, removing page furniture and
-    repairing extraction artefacts; see the module docstring."""
+    repairing extraction artefacts; see the module docstring. ``lines`` (PDF pages, from
+    :func:`ingest.uploads.pdfnotes.page_lines`) gives each line's type size and height, so the
+    notes printed at a page's foot are stored as note lines (:mod:`ingest.uploads.pdfnotes`)."""
     joined: list[str] = []
     starts: list[int] = []
     pos = 0
@@ -239,24 +242,113 @@ def repair_pages(pages: list[str]) -> Repaired:
         joined.append(page)
         pos += len(page)
     extracted = "".join(joined)
-    counts: Counter = Counter()
-    removed: dict[str, str] = {}  # by signature: "Report | 1" and "Report | 2" are one running line
-    stage1: list[Edit] = []
-    for start, page, drops in zip(starts, joined, furniture(joined)):
-        for a, b, kind in drops:
-            stage1.append((start + a, start + b, ""))
-            counts[kind] += 1
-            if kind != "page":
-                removed.setdefault(_signature(page[a:b]), page[a:b].strip())
-    plain, _ = apply_edits(extracted, stage1)
-    stage2 = _repairs(plain, counts)
-    # Stage-2 edits are found on the furniture-free text; carry them to extraction coordinates
-    # (a word hyphenated across a page break spans the removed footer and header) and merge.
-    back = _Deletions(stage1)
-    merged = _merge(stage1, [(back.to_extracted(s, True), back.to_extracted(e, False), r) for s, e, r in stage2])
+    drops = furniture(joined)
+    moves = _note_moves(joined, drops, lines) if lines else {}
+    while True:
+        counts: Counter = Counter()
+        removed: dict[str, str] = {}  # by signature: "Report | 1" and "Report | 2" are one running line
+        stage1: list[Edit] = []
+        for i, (start, page, page_drops) in enumerate(zip(starts, joined, drops)):
+            block = moves[i][0] if i in moves else None
+            marks = _body_marks(page_drops, block, lines[i]) if block and lines else []
+            if marks:
+                counts["note marks"] += len(marks)
+            for a, b, kind in sorted([*page_drops, *([(block.start, block.end, "")] if block else []), *marks]):
+                stage1.append((start + a, start + b, ""))
+                if kind:
+                    counts[kind] += 1
+                if kind not in ("page", ""):
+                    removed.setdefault(_signature(page[a:b]), page[a:b].strip())
+            if block:
+                counts["footnotes"] += len(block.notes)
+        plain, _ = apply_edits(extracted, stage1)
+        stage2 = _repairs(plain, counts)
+        # Stage-2 edits are found on the furniture-free text; carry them to extraction coordinates
+        # (a word hyphenated across a page break spans the removed footer and header) and merge.
+        back = _Deletions(stage1)
+        merged = _merge(stage1, [(back.to_extracted(s, True), back.to_extracted(e, False), r) for s, e, r in stage2])
+        inserts = {i: _note_insert(joined[i], starts[i], block, at) for i, (block, at) in moves.items()}
+        clash = {i for i, ins in inserts.items() if _overlaps(merged, ins)}
+        if not clash:
+            break
+        moves = {i: m for i, m in moves.items() if i not in clash}  # such a page keeps its notes as printed
+    merged = sorted([*merged, *inserts.values()], key=lambda x: (x[0], x[1]))
     text, edits = apply_edits(extracted, merged)
     page_starts = _map_offsets(merged, starts)
     return Repaired(text=text, page_starts=page_starts, edits=edits, counts=counts, removed=list(removed.values()))
+
+
+def _note_moves(pages: list[str], drops: list[list[tuple[int, int, str]]], lines: list[list[Line] | None]
+                ) -> dict[int, tuple[NoteBlock, int]]:
+    """Per page index, the page's foot notes and where in the page they go (:mod:`ingest.uploads.pdfnotes`)."""
+    body = body_size(lines, pages)
+    out: dict[int, tuple[NoteBlock, int]] = {}
+    blocks: dict[int, NoteBlock] = {}
+    carried: tuple[str, int | None] | None = None
+    for i, (page, page_lines) in enumerate(zip(pages, lines)):
+        furn = [(a, b) for a, b, _ in drops[i]]
+        block = note_block(page, page_lines, body, furn, carried) if page_lines else None
+        carried = None
+        if block is None:
+            continue
+        blocks[i] = block
+        mark, text = block.notes[-1]
+        if not ends_sentence(text, 0, len(text)):  # the note goes on at the foot of the next page
+            carried = (mark, int(mark) if mark.isdigit() else None)
+        start = _body_start(page, furn)
+        continued = i > 0 and not _ends_page(pages[i - 1], drops[i - 1], blocks.get(i - 1))
+        at = note_place(page, block, start, continued)
+        if at is not None:
+            out[i] = (block, at)
+    return out
+
+
+def _body_marks(drops: list[tuple[int, int, str]], block: NoteBlock, lines: list[Line] | None
+                ) -> list[tuple[int, int, str]]:
+    """The small note marks in the page's body whose notes ``block`` holds, as deletions ``(start, end, "")``."""
+    named = {mark for mark, _ in block.notes}
+    out = []
+    for ln in lines or []:
+        if ln.start >= block.start or any(x <= ln.start < y for x, y, _ in drops):
+            continue
+        for a, b, mark in ln.marks:
+            if mark in named:
+                # a mark pypdf put on a line of its own goes with the line break before it, so the
+                # sentence's two halves stay one paragraph
+                out.append((ln.start - 1, ln.end, "") if ln.mark_only and ln.start > 0 else (a, b, ""))
+    return out
+
+
+def _body_start(page: str, furn: list[tuple[int, int]]) -> int:
+    for a, _ in _lines(page):
+        if not any(x <= a < y for x, y in furn):
+            return a
+    return len(page)
+
+
+def _ends_page(page: str, drops: list[tuple[int, int, str]], block: NoteBlock | None) -> bool:
+    """Whether the body of ``page`` (furniture and foot notes aside) ends a sentence."""
+    furn = [(a, b) for a, b, _ in drops]
+    body = [(a, b) for a, b in _lines(page) if not any(x <= a < y for x, y in furn)
+            and (block is None or a < block.start)]
+    return not body or ends_sentence(page, body[0][0], body[-1][1])
+
+
+def _note_insert(page: str, start: int, block: NoteBlock, at: int) -> Edit:
+    """The edit (extraction coordinates) that puts ``block``'s note lines at ``at`` of the page: at a line's
+    start they go in before it; after a sentence inside a line, the white space before ``at`` becomes a line
+    break and the notes follow on their own lines."""
+    if at == block.start or page[at - 1] == "\n":
+        return (start + at, start + at, block.lines())
+    ws = at
+    while ws > 0 and page[ws - 1] in " \t":
+        ws -= 1
+    return (start + ws, start + at, "\n" + block.lines())
+
+
+def _overlaps(edits: list[Edit], ins: Edit) -> bool:
+    s, e, _ = ins
+    return any((a < e and s < b) if s < e else a < s < b for a, b, _ in edits)
 
 
 class _Deletions:

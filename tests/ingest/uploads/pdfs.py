@@ -186,3 +186,87 @@ def lease_pdf(pages: list[list[str]] | None = None, *, header: str | None = LEAS
         c.showPage()
     c.save()
     return buf.getvalue()
+
+
+# A regulation set as the Official Journal sets one: 10 pt body, 7 pt notes at the foot of the page
+# under the last body line, a page number under the notes. Page 1's last sentence runs over the page
+# break; page 2's body ends a sentence; page 2's last note goes on at the foot of page 3; page 4 ends
+# with small print that is not a note (no mark).
+REGULATION_PAGES: list[tuple[list[str], list[str]]] = [
+    ([
+        "Article 1",
+        "Subject matter",
+        "1. This Regulation lays down rules on the accreditation of bodies that assess",
+        "the conformity of products (1). It applies to the bodies notified under Directive",
+        "2014/53/EU (2). Each Member State shall appoint a single national accreditation",
+        "body, which shall assess the conformity of products that are",
+    ], [
+        "(1) Regulation (EC) No 765/2008 of the European Parliament and of the Council of 9 July 2008 setting out",
+        "the requirements for accreditation (OJ L 218, 13.8.2008, p. 30).",
+        "(2) Directive 2014/53/EU on radio equipment (OJ L 153, 22.5.2014, p. 62).",
+    ]),
+    ([
+        "placed on the market in its territory.",
+        "Article 2",
+        "Definitions",
+        "For the purposes of this Regulation, 'product' means any product within the scope",
+        "of Directive 2001/95/EC (3).",
+    ], [
+        "(3) Directive 2001/95/EC of the European Parliament and of the Council of 3 December 2001 on general",
+    ]),
+    ([
+        "Article 3",
+        "Entry into force",
+        "This Regulation shall enter into force on the twentieth day following that of its",
+        "publication, in accordance with Article 4 of Regulation (EU) 2019/1020 (4).",
+    ], [
+        "product safety (OJ L 11, 15.1.2002, p. 4).",
+        "(4) Regulation (EU) 2019/1020 on market surveillance (OJ L 169, 25.6.2019, p. 1).",
+    ]),
+    ([
+        "Article 4",
+        "Statistics",
+        "The Commission shall publish the number of accredited bodies each year.",
+    ], [
+        "Source: Commission staff working document, 2023.",
+    ]),
+]
+
+
+def regulation_pdf(pages: list[tuple[list[str], list[str]]] | None = None, note_size: float = 7) -> bytes:
+    """The regulation above (or ``pages``: body lines and foot lines per page), foot lines at ``note_size`` pt."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    pages = REGULATION_PAGES if pages is None else pages
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=A4, invariant=1)
+    for i, (body, foot) in enumerate(pages, start=1):
+        y = 780
+        for line in body:
+            _marked(c, y, line, 10)
+            y -= 14
+        y = 90
+        for line in foot:
+            _marked(c, y, line, note_size)
+            y -= note_size + 2
+        c.setFont("Helvetica", 9)
+        c.drawString(290, 40, str(i))
+        c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def _marked(c, y: float, line: str, size: float) -> None:
+    """Draw ``line`` at ``size``; ``^2`` in it is a note mark set at two thirds of the size and raised, as Word
+    prints a footnote reference (and the mark before a footnote's text)."""
+    x = 72.0
+    for k, part in enumerate(line.split("^")):
+        if k:
+            mark, part = part[0], part[1:]
+            c.setFont("Helvetica", size * 0.65)
+            c.drawString(x, y + size * 0.4, mark)
+            x += c.stringWidth(mark, "Helvetica", size * 0.65)
+        c.setFont("Helvetica", size)
+        c.drawString(x, y, part)
+        x += c.stringWidth(part, "Helvetica", size)
