@@ -429,9 +429,63 @@ def _score(scorer: Scorer, idx: SourceIndex, evidence: list[_Evidence], claim: s
            memo: dict[_Evidence, float]) -> list[float]:
     todo = [e for e in dict.fromkeys(evidence) if e not in memo]
     if todo:
-        for e, sc in zip(todo, scorer.score([e.premise(idx) for e in todo], [claim] * len(todo))):
+        term = defined_term(claim)
+        premises = [e.premise(idx) for e in todo]
+        for e, premise, sc in zip(todo, premises, scorer.score(premises, [claim] * len(todo))):
             memo[e] = float(sc)
+            if term and sc >= scorer.threshold and defines_other(premise, term):
+                memo[e] = min(float(sc), scorer.threshold - 1e-4)
     return [memo[e] for e in evidence]
+
+
+def _defines_reason(premise: str, claim: str) -> list[str]:
+    from anchor_core.definitions import find
+
+    term = defined_term(claim)
+    if not term or not defines_other(premise, term):
+        return []
+    named = ", ".join(f"‘{t}’" for t, _, _ in find(premise)[:3])
+    return [f"the quote defines {named}, not what the claim defines (‘{_CLAIM_DEFINES.match(claim)['t']}’)"]
+
+
+# "Days means Business Days.", "The term 'deployer' refers to ...", "A ‘provider’ is defined as ..."
+_CLAIM_DEFINES = re.compile(
+    r"^\s*(?:the (?:term|expression|word) )?(?:an? |the )?['‘\"“]?(?P<t>[^\W\d_][\w\- ]{0,58}?)['’\"”]?,?\s+"
+    r"(?:(?:here|in this \w+),?\s+)?(?:means(?! of\b)|shall mean|is defined as|refers to)\b", re.IGNORECASE)
+_TERM_JOINERS = frozenset({"of", "or", "and", "for", "in", "on", "to"})
+
+
+def defined_term(claim: str) -> str:
+    """The term a claim shaped as a definition defines, compared as :func:`anchor_core.definitions.norm` does
+    (``Days means Business Days.`` → ``day``), else ``""``."""
+    from anchor_core.definitions import norm
+
+    m = _CLAIM_DEFINES.match(claim)
+    if not m:
+        return ""
+    toks = m.group("t").lower().split()
+    # a term is a name ("Business Day", "Retail Debenture or Sukuk"), not a clause ("the request made by
+    # electronic means", "moving to GitHub also means")
+    if len(toks) > 6 or any(w in STOP_WORDS and w not in _TERM_JOINERS for w in toks):
+        return ""
+    return norm(m.group("t"))
+
+
+def defines_other(premise: str, term: str) -> bool:
+    """Whether ``premise`` defines only other terms than ``term`` (a :func:`defined_term`): a quoted definition
+    (``‘Business Day’ means a day other than ...``) of another term, and no sentence that says what ``term``
+    means. A definition of another term does not state the claim's definition, however many words they share
+    ("Days means Business Days" is not what "'Business Day' means ..." says)."""
+    from anchor_core.definitions import find, norm
+
+    found = find(premise)
+    if not found or any(norm(t) == term for t, _, _ in found):
+        return False
+    words = r"[-\s]+".join(re.escape(w) for w in term.split(" "))
+    said = re.compile(rf"\b{words}s?\b['’\"”]?,?\s+(?:(?:here|in this \w+),?\s+)?"
+                      r"(?:means|shall mean|is defined as|refers to|has the meaning)\b", re.IGNORECASE)
+    # "Days here means ..." says it; the "Day" that ends the defined term "'Business Day' means" does not
+    return not any(not any(a <= m.start() < b for _, a, b in found) for m in said.finditer(premise))
 
 
 def _shrink(scorer: Scorer, idx: SourceIndex, pick: _Evidence, score: float, claim: str, needs: dict[str, float],
@@ -537,7 +591,7 @@ def _anchor_one(claim: str, source_text: str, idx: SourceIndex, scorer: Scorer, 
     flags, reasons = drift(premise, claim)
     supported = sc >= scorer.threshold
     if not supported:
-        reasons = list(dict.fromkeys([*scorer.explain(premise, claim), *reasons]))
+        reasons = list(dict.fromkeys([*_defines_reason(premise, claim), *scorer.explain(premise, claim), *reasons]))
     return Anchor(quote=w.text, start=w.start, end=w.end, score=round(sc, 4), supported=supported,
                   method=_method(scorer), threshold=scorer.threshold, flags=flags, reasons=reasons,
                   sentences=list(range(w.first, w.last + 1)), extra_spans=[_span(idx, i) for i in ev.extras])

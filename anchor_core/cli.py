@@ -590,8 +590,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     ver = sub.add_parser("verify", help="verify an answer with <cite id=...> tags against its sources")
     ver.add_argument("-a", "--answer", required=True, help="answer text file")
-    ver.add_argument("-s", "--sources", required=True, help="a folder of sources (.txt, .md, .pdf, .docx, .html: the file name without its extension is the "
-                          "cite id), one such file, or a JSON {id: text}")
+    ver.add_argument("-s", "--sources", required=True,
+                     help="a folder of sources (.txt, .md, .pdf, .docx, .html: the file name without its extension "
+                          "is the cite id), one such file, or a JSON {id: text}")
     ver.add_argument("--format", choices=["markdown", "json", "html", "pdf"], default="markdown")
     ver.add_argument("--output", help="write the report here instead of printing it")
     ver.add_argument("--no-save", action="store_true", help="do not save the run in the reports database")

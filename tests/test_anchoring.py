@@ -211,3 +211,26 @@ def test_a_heading_picked_with_the_sentence_that_holds_the_number_gives_way_to_t
     assert a is not None and a.supported
     assert a.quote == "1.2 The Customer shall notify any defect within 7 days of delivery." and not a.extra_spans
     assert text[a.start:a.end] == a.quote
+
+
+DEFINED = ("1. DEFINITIONS\n1.1 'Business Day' means a day other than a Saturday or Sunday.\n"
+           "2. PAYMENT\n2.1 The Customer shall pay each invoice within 30 days of receipt.\n")
+
+
+def test_a_definition_of_another_term_does_not_support_a_definition_claim(scorer):
+    # the learned scorer put "Days means Business Days." at 0.99 on the 'Business Day' definition: the words
+    # are shared, the definition is read backwards
+    a = best_anchor("Days means Business Days.", DEFINED, scorer=scorer)
+    assert a is not None and not a.supported
+    assert "the quote defines ‘Business Day’, not what the claim defines (‘Days’)" in a.reasons
+    noted = DEFINED + "Footnote 2: Days here means Business Days, as defined in clause 1.1.\n"
+    a = best_anchor("Days means Business Days.", noted, scorer=scorer)
+    assert a is not None and a.supported and a.quote.startswith("Footnote 2: Days here means Business Days")
+
+
+def test_the_same_term_defined_in_other_words_is_still_read_as_its_definition():
+    scorer = make_scorer("learned", embedder=HashEmbedder())
+    for claim in ("A Business Day means any day other than a Saturday or a Sunday.",
+                  "The term 'business days' refers to days other than Saturday or Sunday."):
+        a = best_anchor(claim, DEFINED, scorer=scorer)
+        assert a is not None and a.supported and "'Business Day' means" in a.quote, claim
