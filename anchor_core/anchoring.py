@@ -441,11 +441,11 @@ def _score(scorer: Scorer, idx: SourceIndex, evidence: list[_Evidence], claim: s
 def _defines_reason(premise: str, claim: str) -> list[str]:
     from anchor_core.definitions import find
 
-    term = defined_term(claim)
-    if not term or not defines_other(premise, term):
+    term, m = defined_term(claim), _CLAIM_DEFINES.match(claim)
+    if not term or m is None or not defines_other(premise, term):
         return []
     named = ", ".join(f"‘{t}’" for t, _, _ in find(premise)[:3])
-    return [f"the quote defines {named}, not what the claim defines (‘{_CLAIM_DEFINES.match(claim)['t']}’)"]
+    return [f"the quote defines {named}, not what the claim defines (‘{m['t']}’)"]
 
 
 # "Days means Business Days.", "The term 'deployer' refers to ...", "A ‘provider’ is defined as ..."
