@@ -743,3 +743,24 @@ def test_notes_of_another_paragraph_or_outside_the_sources_are_not_brought():
     d = write("When may the supplier suspend the services?", [source(1, "contract/2", cut)], units=unit,
               max_sentences=1)
     assert printed(d.answer) == ["2.2 The Supplier may suspend the Services if an invoice is unpaid for 60 days."]
+
+
+DEFINITIONS = ("For the purposes of this Regulation:\n"
+               "(1) ‘personal data’ means any information relating to an identified or identifiable natural person;\n"
+               "(2) ‘processing’ means any operation which is performed on personal data, such as collection, "
+               "recording, structuring, storage, adaptation or erasure;\n"
+               "(3) ‘restriction of processing’ means the marking of stored personal data with the aim of limiting "
+               "their processing in the future;\n")
+
+
+def test_a_definition_question_is_answered_by_the_definition_of_its_term_not_one_that_holds_it():
+    # "'restriction of processing' means the marking of stored personal data" writes more of the question's words
+    # ("storing" / "stored", "data") than "'processing' means ...", but defines another term
+    src = source(1, "article-4", DEFINITIONS, label="Article 4")
+    d = write("Our backup provider keeps copies of our data. How does the GDPR define 'processing', and does merely "
+              "storing data count?", [src])
+    quoted = printed(d.answer)
+    assert quoted[0] == "For the purposes of this Regulation:"
+    assert quoted[1].startswith("(2) ‘processing’ means any operation")
+    assert fits_kind(DEFINITIONS.splitlines()[3], "definition", question="How does the GDPR define 'processing'?") \
+        == 0.5

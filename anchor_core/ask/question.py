@@ -1108,7 +1108,11 @@ def fits_kind(text: str, kind: str, *, lead_in: bool = False, point: bool = Fals
         # a question that asks how the sources define a term wants the sentence that defines that term
         term = definitions.asked_to_define(question) if question else None
         if term:
-            return 1.0 if definitions.defines(text, term) else 0.0
+            if not definitions.defines(text, term):
+                return 0.0
+            # "‘restriction of processing’ means" holds the asked "processing" but defines another term: half
+            quoted = {definitions.norm(t) for t, _, _ in definitions.find(text)}
+            return 0.5 if quoted and definitions.norm(term) not in quoted else 1.0
         return 1.0 if _DEFINES.search(text) else 0.0
     if kind == "procedure":
         return 1.0 if lead_in else 0.5 if _STEPS.search(text) else 0.0

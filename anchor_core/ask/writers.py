@@ -25,7 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from anchor_core import tables
+from anchor_core import definitions, tables
 from anchor_core.ask.llm import ChatClient, LLMError
 from anchor_core.ask.question import VALUE_KINDS, analyse, asked_sentence, fits_kind
 from anchor_core.embeddings import Embedder
@@ -199,11 +199,13 @@ class ExtractiveWriter:
             c.cov_asked = sum(asked[t] for t in c.covered if t in asked) / total_asked
         dense = self._cosines(question, cands)
         valued = _table_readings(sources, units or {})
+        to_define = definitions.asked_to_define(question) if kind == "definition" else None
         for i, c in enumerate(cands):
             # a table row is read with the units its header names ("1,200" under "Fee (USD)" is an amount)
             text = valued.get(c.src.unit_id, {}).get(c.text.strip(), c.text) if tables.is_row(c.text) else c.text
             fit = fits_kind(text, kind, lead_in=bool(c.points), point=c.lead is not None, question=question)
             c.fit = fit
+            c.defines_asked = kind == "definition" and fit >= 1.0 and to_define is not None
             c.score = (c.cov + self.asked_weight * c.cov_asked + self.dense_weight * dense[i] + self.kind_weight * fit
                        + self.source_weight * c.src.score - 0.01 * c.rank - 0.0001 * min(len(c.text), 600))
         groups = self._pick(cands, kind, q, total)
@@ -267,7 +269,9 @@ class ExtractiveWriter:
               total: float) -> list[tuple[_Cand, list[_Cand], _Cand | None]]:
         """Passages to quote, best first: the sentence that ranked and the candidates quoted for it (a
         lead-in and its points, a point under its lead-in, or the sentence alone)."""
-        order = sorted(cands, key=lambda c: -c.score)
+        # "How does the GDPR define 'processing'?" is answered by "'processing' means ...", however many of the
+        # question's other words "'restriction of processing' means the marking of stored ..." writes
+        order = sorted(cands, key=lambda c: (not c.defines_asked, -c.score))
         groups: list[tuple[_Cand, list[_Cand], _Cand | None]] = []
         taken: set[int] = set()
         covered: set[str] = set()
@@ -292,8 +296,8 @@ class ExtractiveWriter:
             if c.lead is not None and kind != "list":
                 # a list earns its place by what it adds; the point quoted from it is its best-answering one
                 sibling = max((p for p in c.lead.points if not p.outside and id(p) not in taken),
-                              key=lambda p: p.score, default=c)
-                if sibling.score > c.score:
+                              key=lambda p: (p.defines_asked, p.score), default=c)
+                if (sibling.defines_asked, sibling.score) > (c.defines_asked, c.score):
                     c = sibling
             group, owner = self._group(c, kind)
             if any(id(x) in taken for x in group):
@@ -427,6 +431,8 @@ class _Cand:
     """The share of the asking sentence's terms (by weight) the sentence writes."""
     fit: float = 0.0
     score: float = 0.0
+    defines_asked: bool = False
+    """The sentence is the definition of the term the question asks the sources to define: it is quoted first."""
     outside: bool = False
     """Not in any source (read from the unit text): counted as a point, never quoted."""
     ustart: int = 0
