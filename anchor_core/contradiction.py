@@ -1110,6 +1110,10 @@ def _clause_from(toks: list[Token], i: int, most: int = 10) -> str:
 
 _EXCEPTIONS = (("unless",), ("except",), ("provided", "that"), ("only", "if"), ("only", "where"), ("only", "when"),
                ("on", "condition", "that"))
+# what a source writes when it leaves things out of its rule itself: "a day other than a Saturday or Sunday"
+# is restated by "any day except Saturday and Sunday", which adds no exception
+_EXCLUSIONS = (("other", "than"), ("excluding",), ("apart", "from"), ("save", "for"), ("save", "where"),
+               ("with", "the", "exception", "of"), ("except",), ("unless",))
 
 
 def _added_exception(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
@@ -1122,7 +1126,8 @@ def _added_exception(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:
     at = found[0]
     # A source that states the rule whatever the condition ("even if …") is contradicted by any exception;
     # one with a condition of its own may be restated by it.
-    if _marker_at(s_low, _UNCONDITIONAL) is None and set(s_low) & _CONDITION_WORDS:
+    if _marker_at(s_low, _UNCONDITIONAL) is None and (set(s_low) & _CONDITION_WORDS
+                                                      or _marker_at(s_low, _EXCLUSIONS) is not None):
         return None
     return Conflict("condition", f"the claim adds an exception (“{_around(ctoks, at + 1)}”) that the source does "
                                  "not make")

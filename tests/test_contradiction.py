@@ -964,3 +964,20 @@ def test_another_lettered_label_under_the_same_parent():
     assert contradiction.find(claim, [source + " Rule A4.3.26 sets out the other cases."]) is None
     assert contradiction.conflicts("Control A.8.13 requires backups.", "Control A.8.15 requires backups.") != []
     assert contradiction.conflicts(source, source.replace("Subject to", "Under")) == []
+
+
+@pytest.mark.parametrize("source, claim", [
+    ("1.1 'Business Day' means a day other than a Saturday or Sunday.",
+     "A Business Day is any day except Saturday and Sunday."),
+    ("The fee applies to every application, excluding applications made by a Public Fund.",
+     "The fee applies to every application except those made by a Public Fund."),
+])
+def test_an_exception_the_source_writes_in_other_words_is_not_an_added_one(source, claim):
+    # "other than", "excluding" are the source's own exception: "except" restates it
+    assert contradiction.find(claim, [source]) is None
+
+
+def test_an_exception_added_to_a_rule_without_one_is_still_caught():
+    found = contradiction.find("Providers shall keep the logs for six months, except where the log is lost.",
+                               ["Providers shall keep the logs for six months."])
+    assert found is not None and found.conflicts[0].kind == "condition"
