@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pypdf import PdfReader
 
 from anchor_core.segment import split_sentences
@@ -12,7 +14,7 @@ from anchor_core.text import NOTE_LINE
 from ingest.uploads.extract import extract
 from ingest.uploads.pdfnotes import Line, NoteBlock, note_block, note_place
 from ingest.uploads.pipeline import removed_summary
-from ingest.uploads.repair import original_text
+from ingest.uploads.repair import original_text, repair_pages
 from tests.ingest.uploads.pdfs import contract_pdf, regulation_pdf
 
 
@@ -134,3 +136,35 @@ def test_a_mark_set_against_its_notes_first_word_begins_the_note():
     block = note_block(text, _lines(text, [10, 8, 8, 8], [700, 90, 81, 72]), 10, [])
     assert block is not None and block.notes == (("5", "Regulation (EU) 2019/1020 of the Council."),
                                                  ("6", "Directive 2001/95/EC."))
+
+
+_BODY = ["Article 2", "The provider shall keep the logs (1) for", "six months. It shall inform the authority",
+         "of any incident.", "1. Each Member State shall", "designate a body, other than a court."]
+_FOOT = ["(1) OJ L 218, 13.8.2008, p. 30.", "1 Regulation (EU) 2019/1020 of the", "Council.", "2Directive 2001/95/EC.",
+         "* Calendar days.", "Source: Eurostat, 2023.", "3", "product safety (OJ L 11, 15.1.2002, p. 4)."]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.lists(st.sampled_from(_BODY), min_size=0, max_size=5),
+                          st.lists(st.sampled_from(_FOOT), min_size=0, max_size=4),
+                          st.booleans()), min_size=1, max_size=5))
+def test_any_pages_and_foot_lines_rebuild_the_extraction_and_keep_every_page(pages):
+    texts: list[str] = []
+    lines: list[list[Line] | None] = []
+    for body, foot, known in pages:
+        rows = [(t, 10.0, 700.0 - 14 * k) for k, t in enumerate(["Running head 2024", *body])]
+        rows += [(t, 7.0, 90.0 - 9 * k) for k, t in enumerate(foot)] + [("Page", 9.0, 40.0)]
+        text = "\n".join(t for t, _, _ in rows) + "\n"
+        texts.append(text)
+        got, pos = [], 0
+        for t, size, y in rows:
+            marks = ((pos, pos + 1, t),) if t.isdigit() and size < 9 else ()
+            got.append(Line(pos, pos + len(t), size, y, marks))
+            pos += len(t) + 1
+        lines.append(got if known else None)
+    r = repair_pages(texts, lines)
+    assert original_text(r.text, r.edits) == "".join(texts)
+    assert len(r.page_starts) == len(texts) and r.page_starts == sorted(r.page_starts)
+    for note in NOTE_LINE.finditer(r.text):  # every note line sits on a page whose foot printed it
+        page = max(i for i, s in enumerate(r.page_starts) if s <= note.start())
+        assert any(t in texts[page] for t in _FOOT)
