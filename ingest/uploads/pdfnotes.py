@@ -25,10 +25,11 @@ that refers to it (:func:`anchor_core.text.note_line`); a PDF page's notes are s
    on the page (a power, ``10⁶``) stays. A mark printed at full size (Typst's superscript glyphs)
    cannot be told from the text and stays too.
 3. **The place.** :func:`note_place`: when the page's body ends a sentence the notes stay where
-   they are, reformatted. When the last sentence goes on over the page break, the notes move
-   back to the start of that sentence, so the sentence is whole and every note stays on its own
-   page (page numbers of quotes are read from the stored offsets). A page with one sentence
-   that runs over both of its breaks keeps its notes where they are.
+   they are, reformatted. When the last sentence goes on over the page break (or is a lead-in
+   whose points go on), the notes move back to the start of that sentence, so the sentence is
+   whole and every note stays on its own page (page numbers of quotes are read from the stored
+   offsets). A page with one sentence that runs over both of its breaks keeps its notes where
+   they are.
 
 The move is two edits of :mod:`ingest.uploads.repair` (the block deleted where it was printed, the
 note lines inserted), so the extracted text can still be rebuilt from the stored one.
@@ -253,7 +254,8 @@ def note_place(text: str, block: NoteBlock, body_start: int, continued: bool) ->
     running header); ``continued``: the page's first sentence began on the page before. The place is
     always the start of a line or a sentence after white space, never the page's very start."""
     sents = split_sentences(text[body_start:block.start])
-    if not sents or _ENDS_SENTENCE.search(sents[-1].text):
+    # a lead-in's colon ends its sentence, but its points go on over the page: the notes go before the lead-in
+    if not sents or (_ENDS_SENTENCE.search(sents[-1].text) and not sents[-1].text.endswith(":")):
         return block.start
     for s in reversed(sents[1:] if continued else sents):
         at = body_start + s.start

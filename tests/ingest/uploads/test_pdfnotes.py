@@ -168,3 +168,12 @@ def test_any_pages_and_foot_lines_rebuild_the_extraction_and_keep_every_page(pag
     for note in NOTE_LINE.finditer(r.text):  # every note line sits on a page whose foot printed it
         page = max(i for i, s in enumerate(r.page_starts) if s <= note.start())
         assert any(t in texts[page] for t in _FOOT)
+
+
+def test_a_lead_in_at_the_foot_of_a_page_keeps_its_points_and_the_notes_go_before_it():
+    pages = [(["Article 5", "1. The provider shall keep the logs (1). The logs shall record the following:"],
+              ["(1) OJ L 218, 13.8.2008, p. 30."]),
+             (["(a) the period of each use;", "(b) the reference database."], [])]
+    ex = extract("pdf", regulation_pdf(pages))
+    assert "(1).\nFootnote 1: OJ L 218, 13.8.2008, p. 30.\nThe logs shall record the following:\n(a) the period" \
+        in ex.text
