@@ -19,6 +19,8 @@ that refers to it (:func:`anchor_core.text.note_line`); a PDF page's notes are s
    before. Marks must count up (``(3)`` after ``(2)``), so a wrapped line that begins with a number
    stays in its note. Small print that is not a note (a table's source line without a mark) is left
    where it is, and so is a page's last note when the next page's foot does not go on with it.
+   The body must refer to one of the notes that begin on the page (``(2)``, a mark set small, or a
+   mark set against the word before it), so a table's numbered rows set small are not notes.
    A note's reference mark in the body, set small after the word it marks (as Word prints it), is
    removed when the page's foot holds that note: pypdf puts it on a line of its own, which cuts the
    sentence, or glues it to the number before it (``2014/53/EU2``). A raised number with no such note
@@ -186,10 +188,29 @@ def note_block(text: str, lines: list[Line], body: float, furniture: list[tuple[
         if any(small[0].start < a < small[-1].end for a, _ in furniture):  # a page number between notes
             return None
         notes = _notes(text, small, carried)
-        if notes:
+        if notes and _referenced(text[:small[0].start], kept[:start], notes, carried):
             end = small[-1].end + (1 if text[small[-1].end:small[-1].end + 1] == "\n" else 0)
             return NoteBlock(small[0].start, end, notes)
     return None
+
+
+def _referenced(body: str, lines: list[Line], notes: tuple[tuple[str, str], ...],
+                carried: tuple[str, int | None] | None) -> bool:
+    """Whether the page's body refers to one of the notes that begin on the page (a page's foot that only goes on
+    with the note before needs no mark): ``(2)`` as the Official Journal writes it, a mark set small (Word), or a
+    mark set against the word or stop before it (``Regulation5,``, ``delivery.5``). Small print at a page's foot
+    whose "marks" the body never writes (a table's numbered rows set small) is no note."""
+    own = [mark for k, (mark, _) in enumerate(notes) if not (k == 0 and carried is not None and mark == carried[0])]
+    if not own:
+        return True
+    small = {mark for ln in lines for _, _, mark in ln.marks}
+    for mark in own:
+        if mark in small or f"({mark})" in body:
+            return True
+        # after a word or after a stop that ends one ("products.1"), never inside a number or date ("12.7.2024")
+        if re.search(rf"(?:(?<=[^\W\d_]{{2}})|(?<=[^\d\s][).;:,’”])){re.escape(mark)}(?![\w/]|[.,]\d)", body):
+            return True
+    return False
 
 
 def _notes(text: str, small: list[Line], carried: tuple[str, int | None] | None

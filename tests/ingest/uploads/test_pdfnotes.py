@@ -87,7 +87,7 @@ def _lines(text: str, sizes: list[float], ys: list[float]) -> list[Line]:
 
 
 def test_marks_must_count_up_so_a_wrapped_line_that_begins_with_a_number_stays_in_its_note():
-    text = "Body text that ends here.\n(1) See Article 5 of Directive\n12 of the Council.\n(2) OJ L 1.\n"
+    text = "Body text (1) that ends here (2).\n(1) See Article 5 of Directive\n12 of the Council.\n(2) OJ L 1.\n"
     lines = _lines(text, [10, 7, 7, 7], [700, 90, 81, 72])
     block = note_block(text, lines, 10, [])
     assert block is not None and block.notes == (("1", "See Article 5 of Directive 12 of the Council."),
@@ -126,13 +126,15 @@ def test_raised_marks_as_word_prints_them_leave_the_sentence_and_its_numbers_who
     # pypdf puts each raised mark on a line of its own; with its note at the page's foot it goes
     assert "Directive 2014/53/EU\n  shall apply it within 30 days\n ." in ex.text
     assert "Footnote 2: Directive 2014/53/EU on radio equipment.\nFootnote 3: Calendar days.\n" in ex.text
-    assert ex.repairs["note marks"] == 2 and ex.repairs["footnotes"] == 3
+    assert ex.repairs["note marks"] == 2 and ex.repairs["footnotes"] == 2
     assert "10\n6\n" in ex.text  # a raised number with no note of that mark on the page (a power) stays
+    assert "units applies.\n4 Unrelated note.\n" in ex.text  # small print whose mark the page never writes
     assert original_text(ex.text, ex.edits) == _raw(data)
 
 
 def test_a_mark_set_against_its_notes_first_word_begins_the_note():
-    text = "Body text that ends here.\n5Regulation (EU) 2019/1020 of the\nCouncil.\n6Directive 2001/95/EC.\n"
+    text = "Body text under this Regulation5, ends here.6\n5Regulation (EU) 2019/1020 of the\nCouncil.\n" \
+           "6Directive 2001/95/EC.\n"
     block = note_block(text, _lines(text, [10, 8, 8, 8], [700, 90, 81, 72]), 10, [])
     assert block is not None and block.notes == (("5", "Regulation (EU) 2019/1020 of the Council."),
                                                  ("6", "Directive 2001/95/EC."))
@@ -177,3 +179,10 @@ def test_a_lead_in_at_the_foot_of_a_page_keeps_its_points_and_the_notes_go_befor
     ex = extract("pdf", regulation_pdf(pages))
     assert "(1).\nFootnote 1: OJ L 218, 13.8.2008, p. 30.\nThe logs shall record the following:\n(a) the period" \
         in ex.text
+
+
+def test_numbered_rows_set_small_that_the_body_never_refers_to_are_not_notes():
+    pages = [(["Article 7", "The Member States reported the following numbers of bodies on 12.7.2024:"],
+              ["1 Germany 120 bodies", "2 France 98 bodies", "3 Italy 75 bodies"])]
+    ex = extract("pdf", regulation_pdf(pages))
+    assert "Footnote" not in ex.text and "1 Germany 120 bodies\n2 France 98 bodies" in ex.text
