@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -155,25 +156,35 @@ class NoteBlock:
         return "".join(note_line("footnote", mark, text) + "\n" for mark, text in self.notes)
 
 
+def numbered(mark: str) -> tuple[str, int | None]:
+    """A note mark and its number (None for a symbol: ``*``, ``†``), for :func:`_next`."""
+    return mark, int(mark) if mark.isdigit() else None
+
+
+def inside(spans: Iterable[Sequence[Any]], offset: int) -> bool:
+    """Whether ``offset`` falls in one of the ``(start, end, ...)`` spans (running lines, a page's notes)."""
+    return any(span[0] <= offset < span[1] for span in spans)
+
+
 def _mark(line: str) -> tuple[str, int | None, int] | None:
     """``(mark, number or None for a symbol, where the note's text starts)`` when ``line`` begins with a mark."""
     m = _MARK.match(line)
     if not m:
         return None
     raw = m.group("paren") or m.group("num") or m.group("sym") or m.group("sup").translate(_SUPERSCRIPT)
-    return raw, int(raw) if raw.isdigit() else None, m.end()
+    return (*numbered(raw), m.end())
 
 
-def note_block(text: str, lines: list[Line], body: float, furniture: list[tuple[int, int]],
+def note_block(text: str, lines: list[Line], body: float, furniture: Sequence[Sequence[Any]],
                carried: tuple[str, int | None] | None = None) -> NoteBlock | None:
     """The notes at the foot of one page (module docstring, step 2), or None. ``furniture`` holds the
-    ``(start, end)`` of lines that are dropped as running headers, footers or page numbers (their
+    ``(start, end, ...)`` of lines that are dropped as running headers, footers or page numbers (their
     ``end`` past the newline, as :mod:`ingest.uploads.repair` counts them); ``carried``: the mark and
     number of the previous page's last note, which a first small line with no mark goes on with (a
     note printed over two pages is stored as two lines with the same mark, each on its own page)."""
     if body <= 0:
         return None
-    kept = [ln for ln in lines if not any(a <= ln.start < b for a, b in furniture) and text[ln.start:ln.end].strip()]
+    kept = [ln for ln in lines if not inside(furniture, ln.start) and text[ln.start:ln.end].strip()]
     first = len(kept)
     while first > 0 and 0 < kept[first - 1].size <= body * SMALLER:
         first -= 1
@@ -185,7 +196,7 @@ def note_block(text: str, lines: list[Line], body: float, furniture: list[tuple[
             return None
         if max(ln.y for ln in small) >= min(ln.y for ln in above):  # small print inside the page, not at its foot
             return None
-        if any(small[0].start < a < small[-1].end for a, _ in furniture):  # a page number between notes
+        if any(small[0].start < span[0] < small[-1].end for span in furniture):  # a page number between notes
             return None
         notes = _notes(text, small, carried)
         if notes and _referenced(text[:small[0].start], kept[:start], notes, carried):
@@ -246,8 +257,7 @@ def _alone(line: str) -> tuple[str, int | None] | None:
     m = _MARK_ALONE.fullmatch(line.strip())
     if not m:
         return None
-    raw = next(g for g in m.groups() if g).translate(_SUPERSCRIPT)
-    return raw, int(raw) if raw.isdigit() else None
+    return numbered(next(g for g in m.groups() if g).translate(_SUPERSCRIPT))
 
 
 def _next(prev: int | None, this: int | None) -> bool:

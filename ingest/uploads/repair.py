@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from anchor_core.normalize import build_lexicon, normalize
-from ingest.uploads.pdfnotes import Line, NoteBlock, body_size, ends_sentence, note_block, note_place
+from ingest.uploads.pdfnotes import Line, NoteBlock, body_size, ends_sentence, inside, note_block, note_place, numbered
 
 Edit = tuple[int, int, str]
 """``(start, end, replacement)`` on the input text, or ``(start, end, original)`` on the output."""
@@ -286,16 +286,16 @@ def _note_moves(pages: list[str], drops: list[list[tuple[int, int, str]]], lines
     blocks: dict[int, NoteBlock] = {}
     carried: tuple[str, int | None] | None = None
     for i, (page, page_lines) in enumerate(zip(pages, lines)):
-        furn = [(a, b) for a, b, _ in drops[i]]
-        block = note_block(page, page_lines, body, furn, carried) if page_lines else None
+        block = note_block(page, page_lines, body, drops[i], carried) if page_lines else None
         carried = None
         if block is None:
             continue
         blocks[i] = block
         mark, text = block.notes[-1]
         if not ends_sentence(text, 0, len(text)):  # the note goes on at the foot of the next page
-            carried = (mark, int(mark) if mark.isdigit() else None)
-        start = _body_start(page, furn)
+            carried = numbered(mark)
+        body_lines = _body_lines(page, drops[i])
+        start = body_lines[0][0] if body_lines else len(page)
         continued = i > 0 and not _ends_page(pages[i - 1], drops[i - 1], blocks.get(i - 1))
         at = note_place(page, block, start, continued)
         if at is not None:
@@ -309,7 +309,7 @@ def _body_marks(drops: list[tuple[int, int, str]], block: NoteBlock, lines: list
     named = {mark for mark, _ in block.notes}
     out = []
     for ln in lines or []:
-        if ln.start >= block.start or any(x <= ln.start < y for x, y, _ in drops):
+        if ln.start >= block.start or inside(drops, ln.start):
             continue
         for a, b, mark in ln.marks:
             if mark in named:
@@ -319,18 +319,15 @@ def _body_marks(drops: list[tuple[int, int, str]], block: NoteBlock, lines: list
     return out
 
 
-def _body_start(page: str, furn: list[tuple[int, int]]) -> int:
-    for a, _ in _lines(page):
-        if not any(x <= a < y for x, y in furn):
-            return a
-    return len(page)
+def _body_lines(page: str, drops: list[tuple[int, int, str]], block: NoteBlock | None = None
+                ) -> list[tuple[int, int]]:
+    """The page's non-blank lines that are not furniture, and not ``block``'s notes or below them."""
+    return [(a, b) for a, b in _lines(page) if not inside(drops, a) and (block is None or a < block.start)]
 
 
 def _ends_page(page: str, drops: list[tuple[int, int, str]], block: NoteBlock | None) -> bool:
     """Whether the body of ``page`` (furniture and foot notes aside) ends a sentence."""
-    furn = [(a, b) for a, b, _ in drops]
-    body = [(a, b) for a, b in _lines(page) if not any(x <= a < y for x, y in furn)
-            and (block is None or a < block.start)]
+    body = _body_lines(page, drops, block)
     return not body or ends_sentence(page, body[0][0], body[-1][1])
 
 
