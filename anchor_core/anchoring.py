@@ -441,11 +441,11 @@ def _score(scorer: Scorer, idx: SourceIndex, evidence: list[_Evidence], claim: s
 def _defines_reason(premise: str, claim: str) -> list[str]:
     from anchor_core.definitions import find
 
-    term, m = defined_term(claim), _CLAIM_DEFINES.match(claim)
-    if not term or m is None or not defines_other(premise, term):
+    term = _claim_term(claim)
+    if term is None or not defines_other(premise, term[1]):
         return []
     named = ", ".join(f"‘{t}’" for t, _, _ in find(premise)[:3])
-    return [f"the quote defines {named}, not what the claim defines (‘{m['t']}’)"]
+    return [f"the quote defines {named}, not what the claim defines (‘{term[0]}’)"]
 
 
 # "Days means Business Days.", "The term 'deployer' refers to ...", "A ‘provider’ is defined as ..."
@@ -455,20 +455,27 @@ _CLAIM_DEFINES = re.compile(
 _TERM_JOINERS = frozenset({"of", "or", "and", "for", "in", "on", "to"})
 
 
-def defined_term(claim: str) -> str:
-    """The term a claim shaped as a definition defines, compared as :func:`anchor_core.definitions.norm` does
-    (``Days means Business Days.`` → ``day``), else ``""``."""
+def _claim_term(claim: str) -> tuple[str, str] | None:
+    """The term a claim shaped as a definition defines: as the claim writes it, and compared as
+    :func:`anchor_core.definitions.norm` does."""
     from anchor_core.definitions import norm
 
     m = _CLAIM_DEFINES.match(claim)
     if not m:
-        return ""
+        return None
     toks = m.group("t").lower().split()
     # a term is a name ("Business Day", "Retail Debenture or Sukuk"), not a clause ("the request made by
     # electronic means", "moving to GitHub also means")
     if len(toks) > 6 or any(w in STOP_WORDS and w not in _TERM_JOINERS for w in toks):
-        return ""
-    return norm(m.group("t"))
+        return None
+    return m.group("t"), norm(m.group("t"))
+
+
+def defined_term(claim: str) -> str:
+    """The term a claim shaped as a definition defines, compared as :func:`anchor_core.definitions.norm` does
+    (``Days means Business Days.`` → ``day``), else ``""``."""
+    term = _claim_term(claim)
+    return term[1] if term else ""
 
 
 def defines_other(premise: str, term: str) -> bool:
@@ -476,14 +483,14 @@ def defines_other(premise: str, term: str) -> bool:
     (``‘Business Day’ means a day other than ...``) of another term, and no sentence that says what ``term``
     means. A definition of another term does not state the claim's definition, however many words they share
     ("Days means Business Days" is not what "'Business Day' means ..." says)."""
-    from anchor_core.definitions import find, norm
+    from anchor_core.definitions import DEFINING_VERBS, find, norm
 
     found = find(premise)
     if not found or any(norm(t) == term for t, _, _ in found):
         return False
     words = r"[-\s]+".join(re.escape(w) for w in term.split(" "))
     said = re.compile(rf"\b{words}s?\b['’\"”]?,?\s+(?:(?:here|in this \w+),?\s+)?"
-                      r"(?:means|shall mean|is defined as|refers to|has the meaning)\b", re.IGNORECASE)
+                      rf"(?:{'|'.join(DEFINING_VERBS)})\b", re.IGNORECASE)
     # "Days here means ..." says it; the "Day" that ends the defined term "'Business Day' means" does not
     return not any(not any(a <= m.start() < b for _, a, b in found) for m in said.finditer(premise))
 

@@ -1113,7 +1113,7 @@ _EXCEPTIONS = (("unless",), ("except",), ("provided", "that"), ("only", "if"), (
 # what a source writes when it leaves things out of its rule itself: "a day other than a Saturday or Sunday"
 # is restated by "any day except Saturday and Sunday", which adds no exception
 _EXCLUSIONS = (("other", "than"), ("excluding",), ("apart", "from"), ("save", "for"), ("save", "where"),
-               ("with", "the", "exception", "of"), ("except",), ("unless",))
+               ("with", "the", "exception", "of"))  # "except", "unless": _CONDITION_WORDS
 
 
 def _added_exception(stoks: list[Token], ctoks: list[Token]) -> Conflict | None:

@@ -28,12 +28,12 @@ from anchor_core.text import STOP_WORDS
 
 # the term in quotation marks (straight or curly), then the defining verb; "(‘the AI Office’)" style
 # abbreviations and "for the purposes of this Part" lead-ins are not definitions of this shape
-_VERBS = ("means", "shall mean", "has the meaning", "is defined as", "refers to")
+DEFINING_VERBS = ("means", "shall mean", "has the meaning", "is defined as", "refers to")
 _DEFINES = re.compile(
     r"(?:^|(?<=[\s(\[]))['‘\"“]([^\W\d_][^'’\"”\n]{0,78}?)['’\"”],?\s+(?:\([^)\n]{1,40}\)\s+)?"
     # a qualifier the definition attaches to its term ("‘consent’ of the data subject means")
     r"(?:of (?:the |a |an )?[^\W\d_]+(?: [^\W\d_]+){0,2},?\s+)?"
-    rf"(?:{'|'.join(_VERBS)})\b")
+    rf"(?:{'|'.join(DEFINING_VERBS)})\b")
 # a term the question quotes: the quote is not an apostrophe ("customers' moods", "provider's")
 _QUOTED = re.compile(r"(?<![\w'’])['‘\"“]([^\W\d_][^'’\"”?!\n]{0,58}?)['’\"”](?![\w'’])")
 _ARTICLE = r"(?:an? |the )?"
@@ -120,7 +120,7 @@ def definitions_of(term: str, store: Store, corpus: str) -> list[Definition]:
     phrases = dict.fromkeys(" ".join(re.findall(r"[^\W_]+", t)) for t in (term.lower(), norm(term)))
     ids: set[str] = set()
     for phrase in phrases:
-        for verb in _VERBS:
+        for verb in DEFINING_VERBS:
             ids.update(store.units_with_words(corpus, [f"{phrase} {verb}"]))
             # "‘consent’ of the data subject means": the term, "of", and the verb in the same unit
             ids.update(store.units_with_words(corpus, [f"{phrase} of", verb]))

@@ -205,7 +205,7 @@ class ExtractiveWriter:
             text = valued.get(c.src.unit_id, {}).get(c.text.strip(), c.text) if tables.is_row(c.text) else c.text
             fit = fits_kind(text, kind, lead_in=bool(c.points), point=c.lead is not None, question=question)
             c.fit = fit
-            c.defines_asked = kind == "definition" and fit >= 1.0 and to_define is not None
+            c.defines_asked = to_define is not None and fit >= 1.0
             c.score = (c.cov + self.asked_weight * c.cov_asked + self.dense_weight * dense[i] + self.kind_weight * fit
                        + self.source_weight * c.src.score - 0.01 * c.rank - 0.0001 * min(len(c.text), 600))
         groups = self._pick(cands, kind, q, total)
