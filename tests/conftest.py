@@ -44,6 +44,23 @@ def embedder() -> HashEmbedder:
     return HashEmbedder()
 
 
+@pytest.fixture
+def browser():
+    """Debian's chromium, driven by Playwright with no browser download (the test is skipped without either),
+    closed after the test."""
+    from tests.test_browser import ARGS, CHROMIUM
+
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (requirements.txt)")
+    with sync_api.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
 @pytest.fixture(scope="session")
 def minilm():
     from anchor_core.embeddings import MiniLMEmbedder

@@ -88,30 +88,22 @@ def server(tmp_path):
         yield url
 
 
-def test_ask_the_demo_question_in_a_real_browser(server, tmp_path):
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (requirements.txt)")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1440, "height": 1000})
-            page.goto(server, wait_until="domcontentloaded")
-            page.get_by_role("button", name="Ask the demo question").click(timeout=60_000)
-            mark = page.locator(".anchor-source mark").first
-            mark.wait_for(state="visible", timeout=60_000)
-            quote = mark.inner_text().strip()
-            page.get_by_text("Answered in").first.wait_for(timeout=30_000)
-            # the long source box scrolled itself so that the quote is inside its visible area
-            page.wait_for_function("""() => { const m = document.querySelector('.anchor-source mark');
-                const b = m && m.closest('.anchor-source'); if (!b) return false;
-                const mr = m.getBoundingClientRect(), br = b.getBoundingClientRect();
-                return mr.top >= br.top && mr.top < br.bottom; }""", timeout=10_000)
-            mark.evaluate("m => m.closest('.anchor-source').scrollIntoView({block: 'center'})")
-            shot = tmp_path / "dashboard-ask.png"
-            page.screenshot(path=str(shot), full_page=True)
-        finally:
-            browser.close()
+def test_ask_the_demo_question_in_a_real_browser(browser, server, tmp_path):
+    page = browser.new_page(viewport={"width": 1440, "height": 1000})
+    page.goto(server, wait_until="domcontentloaded")
+    page.get_by_role("button", name="Ask the demo question").click(timeout=60_000)
+    mark = page.locator(".anchor-source mark").first
+    mark.wait_for(state="visible", timeout=60_000)
+    quote = mark.inner_text().strip()
+    page.get_by_text("Answered in").first.wait_for(timeout=30_000)
+    # the long source box scrolled itself so that the quote is inside its visible area
+    page.wait_for_function("""() => { const m = document.querySelector('.anchor-source mark');
+        const b = m && m.closest('.anchor-source'); if (!b) return false;
+        const mr = m.getBoundingClientRect(), br = b.getBoundingClientRect();
+        return mr.top >= br.top && mr.top < br.bottom; }""", timeout=10_000)
+    mark.evaluate("m => m.closest('.anchor-source').scrollIntoView({block: 'center'})")
+    shot = tmp_path / "dashboard-ask.png"
+    page.screenshot(path=str(shot), full_page=True)
     assert shot.exists() and shot.stat().st_size > 10_000
     runs = ReportStore(A.home() / "reports.db").list()
     assert runs and runs[0].kind == "ask" and runs[0].claims >= 1
@@ -121,12 +113,9 @@ def test_ask_the_demo_question_in_a_real_browser(server, tmp_path):
 
 
 @pytest.mark.parametrize("run_id", ["RUN_ID", "ATTR_ID"])
-def test_a_crafted_export_imported_on_reports_runs_nothing_and_loads_nothing(server, tmp_path, run_id):
+def test_a_crafted_export_imported_on_reports_runs_nothing_and_loads_nothing(browser, server, tmp_path, run_id):
     """The stored-XSS report: a crafted export (hostile run id, question, answer, quote, comment) imported
     on the Reports page must not change document.title, open a dialog, or fetch the remote image."""
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (requirements.txt)")
     from anchor_core import render
     from tests import payloads
     from tests.payloads import HOSTILE, IMAGE, hostile_ask_report
@@ -139,30 +128,25 @@ def test_a_crafted_export_imported_on_reports_runs_nothing_and_loads_nothing(ser
     local = server.split("//", 1)[1]
     requests: list[str] = []
     dialogs: list[str] = []
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1440, "height": 1000})
-            page.on("request", lambda r: requests.append(r.url))
-            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-            # nothing leaves the machine even if a fetch were attempted; the request is still recorded
-            page.route("**/*", lambda route: route.continue_() if local in route.request.url else route.abort())
-            page.goto(server + "/reports", wait_until="domcontentloaded")
-            page.get_by_text("Import an exported report").first.click(timeout=60_000)
-            title = page.title()
-            page.locator("input[type=file]").first.set_input_files(str(export))
-            page.get_by_role("button", name="Import", exact=True).click(timeout=30_000)
-            page.get_by_text("Imported run").first.wait_for(timeout=30_000)
-            page.locator(".anchor-source mark").first.wait_for(state="visible", timeout=30_000)
-            page.wait_for_timeout(2_000)  # time for any injected script or image to act
-            assert page.title() == title and title.startswith("Anchor")
-            assert page.evaluate("document.title") == title
-            # the payloads are on the page as text
-            assert page.get_by_text(IMAGE).count() >= 1
-            assert page.locator("img[src*='evil'], img[onerror], script:not([type])", has_text="pwned").count() == 0
-            page.screenshot(path=str(tmp_path / "crafted-import.png"), full_page=True)
-        finally:
-            browser.close()
+    page = browser.new_page(viewport={"width": 1440, "height": 1000})
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    # nothing leaves the machine even if a fetch were attempted; the request is still recorded
+    page.route("**/*", lambda route: route.continue_() if local in route.request.url else route.abort())
+    page.goto(server + "/reports", wait_until="domcontentloaded")
+    page.get_by_text("Import an exported report").first.click(timeout=60_000)
+    title = page.title()
+    page.locator("input[type=file]").first.set_input_files(str(export))
+    page.get_by_role("button", name="Import", exact=True).click(timeout=30_000)
+    page.get_by_text("Imported run").first.wait_for(timeout=30_000)
+    page.locator(".anchor-source mark").first.wait_for(state="visible", timeout=30_000)
+    page.wait_for_timeout(2_000)  # time for any injected script or image to act
+    assert page.title() == title and title.startswith("Anchor")
+    assert page.evaluate("document.title") == title
+    # the payloads are on the page as text
+    assert page.get_by_text(IMAGE).count() >= 1
+    assert page.locator("img[src*='evil'], img[onerror], script:not([type])", has_text="pwned").count() == 0
+    page.screenshot(path=str(tmp_path / "crafted-import.png"), full_page=True)
     assert not dialogs, dialogs
     assert not [u for u in requests if "evil.example" in u], requests
     assert all(local in u or u.startswith("data:") for u in requests), [u for u in requests if local not in u]

@@ -11,7 +11,7 @@ import pytest
 from tests import app_support as A
 from tests.conftest import REPO
 from tests.test_access import SECRET, _corpus
-from tests.test_browser import ARGS, CHROMIUM, _free_port, running, streamlit_argv
+from tests.test_browser import _free_port, running, streamlit_argv
 
 pytestmark = pytest.mark.browser
 
@@ -26,30 +26,22 @@ def proxy_server(tmp_path):
         yield url
 
 
-def test_proxy_headers_sign_in_only_with_the_secret(proxy_server, tmp_path):
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (requirements.txt)")
+def test_proxy_headers_sign_in_only_with_the_secret(browser, proxy_server, tmp_path):
     user = {"X-Forwarded-User": "ana@example.com", "X-Forwarded-Groups": "red"}
     shots = {}
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            for name, headers in (("signed-in", {**user, "X-Anchor-Proxy-Secret": SECRET}),
-                                  ("forged", {**user, "X-Anchor-Proxy-Secret": "not-the-secret-at-all"})):
-                ctx = browser.new_context(viewport={"width": 1440, "height": 1000}, extra_http_headers=headers)
-                page = ctx.new_page()
-                page.goto(proxy_server + "/corpora", wait_until="domcontentloaded")
-                page.get_by_text("Stored corpora").wait_for(timeout=60_000)
-                page.get_by_text("Mode: trusted proxy headers").wait_for(timeout=30_000)
-                page.get_by_text("Reference network").wait_for(timeout=30_000)
-                page.wait_for_timeout(3000)  # let the tables finish drawing before the screenshot
-                shots[name] = (page.locator("section[data-testid='stSidebar']").inner_text(),
-                               page.locator("[data-testid='stMain']").inner_text())
-                page.screenshot(path=str(tmp_path / f"proxy-{name}.png"), full_page=True)
-                ctx.close()
-        finally:
-            browser.close()
+    for name, headers in (("signed-in", {**user, "X-Anchor-Proxy-Secret": SECRET}),
+                          ("forged", {**user, "X-Anchor-Proxy-Secret": "not-the-secret-at-all"})):
+        ctx = browser.new_context(viewport={"width": 1440, "height": 1000}, extra_http_headers=headers)
+        page = ctx.new_page()
+        page.goto(proxy_server + "/corpora", wait_until="domcontentloaded")
+        page.get_by_text("Stored corpora").wait_for(timeout=60_000)
+        page.get_by_text("Mode: trusted proxy headers").wait_for(timeout=30_000)
+        page.get_by_text("Reference network").wait_for(timeout=30_000)
+        page.wait_for_timeout(3000)  # let the tables finish drawing before the screenshot
+        shots[name] = (page.locator("section[data-testid='stSidebar']").inner_text(),
+                       page.locator("[data-testid='stMain']").inner_text())
+        page.screenshot(path=str(tmp_path / f"proxy-{name}.png"), full_page=True)
+        ctx.close()
     side, main = shots["signed-in"]
     assert "ana@example.com" in side and "groups red" in side
     assert "Add documents" not in main  # red is no admin

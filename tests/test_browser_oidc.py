@@ -14,7 +14,7 @@ from tests import app_support as A
 from tests.conftest import REPO
 from tests.fake_oidc import FakeOIDC
 from tests.test_access import _corpus
-from tests.test_browser import ARGS, CHROMIUM, _free_port, running, streamlit_argv
+from tests.test_browser import _free_port, running, streamlit_argv
 
 pytestmark = pytest.mark.browser
 
@@ -41,32 +41,24 @@ def oidc_server(tmp_path):
             yield url, idp
 
 
-def test_st_login_round_trip_gives_the_groups_of_the_id_token(oidc_server, tmp_path):
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (requirements.txt)")
+def test_st_login_round_trip_gives_the_groups_of_the_id_token(browser, oidc_server, tmp_path):
     url, idp = oidc_server
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            page = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
-            page.goto(url + "/corpora", wait_until="domcontentloaded")
-            side = page.locator("section[data-testid='stSidebar']")
-            side.get_by_text("anonymous").wait_for(timeout=60_000)
-            before = page.locator("[data-testid='stMain']").inner_text()
-            side.get_by_role("button", name="Sign in").click()
-            side.get_by_text("ana@example.com").wait_for(timeout=60_000)
-            page.goto(url + "/corpora", wait_until="domcontentloaded")
-            page.get_by_text("Reference network").wait_for(timeout=60_000)
-            page.wait_for_timeout(2000)
-            after_side = side.inner_text()
-            # The full-text tables are HTML; a data grid draws on a canvas and its accessible copy
-            # (text_content) holds the cells.
-            after = " ".join(t or "" for t in page.locator(
-                "[data-testid='stTable'], [data-testid='stDataFrame']").all_text_contents())
-            page.screenshot(path=str(tmp_path / "oidc-signed-in.png"), full_page=True)
-        finally:
-            browser.close()
+    page = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
+    page.goto(url + "/corpora", wait_until="domcontentloaded")
+    side = page.locator("section[data-testid='stSidebar']")
+    side.get_by_text("anonymous").wait_for(timeout=60_000)
+    before = page.locator("[data-testid='stMain']").inner_text()
+    side.get_by_role("button", name="Sign in").click()
+    side.get_by_text("ana@example.com").wait_for(timeout=60_000)
+    page.goto(url + "/corpora", wait_until="domcontentloaded")
+    page.get_by_text("Reference network").wait_for(timeout=60_000)
+    page.wait_for_timeout(2000)
+    after_side = side.inner_text()
+    # The full-text tables are HTML; a data grid draws on a canvas and its accessible copy
+    # (text_content) holds the cells.
+    after = " ".join(t or "" for t in page.locator(
+        "[data-testid='stTable'], [data-testid='stDataFrame']").all_text_contents())
+    page.screenshot(path=str(tmp_path / "oidc-signed-in.png"), full_page=True)
     assert {"/authorize", "/token", "/jwks"} <= set(idp.requests)  # the real code flow ran
     assert "red-doc" not in before and "blue-doc" not in before  # anonymous: public documents only
     assert "groups red" in after_side and "Sign out" in after_side

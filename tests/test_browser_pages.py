@@ -13,7 +13,7 @@ import pytest
 from anchor_core.reports import ReportStore
 from tests import app_support as A
 from tests.conftest import REPO
-from tests.test_browser import ARGS, CHROMIUM, _free_port, running, streamlit_argv
+from tests.test_browser import _free_port, running, streamlit_argv
 
 pytestmark = pytest.mark.browser
 
@@ -117,134 +117,115 @@ def _visible_in_full(page, text: str) -> None:
     assert loc.count() >= 1, f"{text!r} is not visible in full"
 
 
-def test_every_page_at_1024_and_1400_px_shows_full_text(server, workspace, tmp_path):
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (requirements.txt)")
+def test_every_page_at_1024_and_1400_px_shows_full_text(browser, server, workspace, tmp_path):
     shots = _shots(tmp_path)
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1024, "height": 900})
-            # Ask: the demo question, answered with its anchored quote
-            page.goto(server, wait_until="domcontentloaded")
-            page.get_by_role("button", name="Ask the demo question").click(timeout=60_000)
-            page.locator(".anchor-source mark").first.wait_for(state="visible", timeout=60_000)
-            _settle(page)
-            _shoot(page, shots / "ask-1024.png")
-            page.locator("[data-testid='stRadioOption']").first.wait_for(timeout=30_000)
-            offsets = page.evaluate(RADIO_OFFSETS)
-            assert offsets and all(-2 <= o <= 8 for o in offsets), offsets
-            run_id = ReportStore(A.home() / "reports.db").list()[0].id
+    page = browser.new_page(viewport={"width": 1024, "height": 900})
+    # Ask: the demo question, answered with its anchored quote
+    page.goto(server, wait_until="domcontentloaded")
+    page.get_by_role("button", name="Ask the demo question").click(timeout=60_000)
+    page.locator(".anchor-source mark").first.wait_for(state="visible", timeout=60_000)
+    _settle(page)
+    _shoot(page, shots / "ask-1024.png")
+    page.locator("[data-testid='stRadioOption']").first.wait_for(timeout=30_000)
+    offsets = page.evaluate(RADIO_OFFSETS)
+    assert offsets and all(-2 <= o <= 8 for o in offsets), offsets
+    run_id = ReportStore(A.home() / "reports.db").list()[0].id
 
-            # Corpora: one good and one broken upload into a corpus with a long name
-            page.goto(server + "/corpora", wait_until="domcontentloaded")
-            page.locator("input[type=file]").first.set_input_files([str(workspace["pdf"]),
-                                                                    str(workspace["broken"])])
-            page.get_by_text("travel-policy.pdf").first.wait_for(timeout=60_000)
-            page.get_by_label("New corpus name").fill(CORPUS)
-            page.get_by_label("New corpus name").press("Tab")
-            _settle(page)
-            page.get_by_role("button", name="Ingest").click(timeout=90_000)  # enabled once the files are in
-            try:
-                page.get_by_text("1 of 2 files stored").wait_for(timeout=120_000)
-            except Exception:
-                _shoot(page, shots / "corpora-upload-failed.png")
-                raise
-            _settle(page)
-            failed = page.locator('[data-testid="stTable"] td', has_text="scanned-contract").first
-            failed.wait_for(timeout=10_000)
-            reason_row = page.locator('[data-testid="stTable"] tr', has_text="failed").first
-            reason = reason_row.locator("td").last.inner_text()
-            assert len(reason) > 20, reason  # the reason itself, in full: checked by CUT_OFF below
-            _visible_in_full(page, CORPUS)
-            assert page.evaluate(CUT_OFF) == []
-            _shoot(page, shots / "corpora-1024.png")
+    # Corpora: one good and one broken upload into a corpus with a long name
+    page.goto(server + "/corpora", wait_until="domcontentloaded")
+    page.locator("input[type=file]").first.set_input_files([str(workspace["pdf"]),
+                                                            str(workspace["broken"])])
+    page.get_by_text("travel-policy.pdf").first.wait_for(timeout=60_000)
+    page.get_by_label("New corpus name").fill(CORPUS)
+    page.get_by_label("New corpus name").press("Tab")
+    _settle(page)
+    page.get_by_role("button", name="Ingest").click(timeout=90_000)  # enabled once the files are in
+    try:
+        page.get_by_text("1 of 2 files stored").wait_for(timeout=120_000)
+    except Exception:
+        _shoot(page, shots / "corpora-upload-failed.png")
+        raise
+    _settle(page)
+    failed = page.locator('[data-testid="stTable"] td', has_text="scanned-contract").first
+    failed.wait_for(timeout=10_000)
+    reason_row = page.locator('[data-testid="stTable"] tr', has_text="failed").first
+    reason = reason_row.locator("td").last.inner_text()
+    assert len(reason) > 20, reason  # the reason itself, in full: checked by CUT_OFF below
+    _visible_in_full(page, CORPUS)
+    assert page.evaluate(CUT_OFF) == []
+    _shoot(page, shots / "corpora-1024.png")
 
-            # Reports: a save without a name keeps the comment; the name is asked once
-            page.goto(server + "/reports", wait_until="domcontentloaded")
-            page.get_by_label("Comment").fill(COMMENT)
-            page.get_by_text("needs work", exact=True).first.click()
-            page.get_by_role("button", name="Save mark").click()
-            page.get_by_text("enter your name as reviewer").wait_for(timeout=30_000)
-            assert page.get_by_label("Comment").input_value() == COMMENT
-            page.get_by_label("Your name, stored with the mark").fill(NAME)
-            page.get_by_role("button", name="Save mark").click()
-            page.get_by_text("marked needs work by").first.wait_for(timeout=30_000)
-            _settle(page)
-            for text in (NAME, COMMENT):
-                _visible_in_full(page, text)
-            assert page.evaluate(CUT_OFF) == []
-            _shoot(page, shots / "reports-1024.png")
-            saved = ReportStore(A.home() / "reports.db").get(run_id).reviews[-1]
-            assert saved.reviewer == NAME and saved.comment == COMMENT
+    # Reports: a save without a name keeps the comment; the name is asked once
+    page.goto(server + "/reports", wait_until="domcontentloaded")
+    page.get_by_label("Comment").fill(COMMENT)
+    page.get_by_text("needs work", exact=True).first.click()
+    page.get_by_role("button", name="Save mark").click()
+    page.get_by_text("enter your name as reviewer").wait_for(timeout=30_000)
+    assert page.get_by_label("Comment").input_value() == COMMENT
+    page.get_by_label("Your name, stored with the mark").fill(NAME)
+    page.get_by_role("button", name="Save mark").click()
+    page.get_by_text("marked needs work by").first.wait_for(timeout=30_000)
+    _settle(page)
+    for text in (NAME, COMMENT):
+        _visible_in_full(page, text)
+    assert page.evaluate(CUT_OFF) == []
+    _shoot(page, shots / "reports-1024.png")
+    saved = ReportStore(A.home() / "reports.db").get(run_id).reviews[-1]
+    assert saved.reviewer == NAME and saved.comment == COMMENT
 
-            # the same pages, wider
-            page.set_viewport_size({"width": 1400, "height": 900})
-            for name in ("reports", "corpora", "verify", ""):
-                page.goto(f"{server}/{name}", wait_until="domcontentloaded")
-                page.get_by_role("heading").first.wait_for(timeout=60_000)
-                _settle(page)
-                assert page.evaluate(CUT_OFF) == [], name
-                _shoot(page, shots / f"{name or 'ask'}-1400.png")
-            page.goto(server + "/reports", wait_until="domcontentloaded")
-            page.get_by_text("Review history").first.wait_for(timeout=60_000)
-            _visible_in_full(page, COMMENT)  # the name was remembered: no second question
-            assert page.get_by_label("Your name, stored with the mark").count() == 0
-        finally:
-            browser.close()
+    # the same pages, wider
+    page.set_viewport_size({"width": 1400, "height": 900})
+    for name in ("reports", "corpora", "verify", ""):
+        page.goto(f"{server}/{name}", wait_until="domcontentloaded")
+        page.get_by_role("heading").first.wait_for(timeout=60_000)
+        _settle(page)
+        assert page.evaluate(CUT_OFF) == [], name
+        _shoot(page, shots / f"{name or 'ask'}-1400.png")
+    page.goto(server + "/reports", wait_until="domcontentloaded")
+    page.get_by_text("Review history").first.wait_for(timeout=60_000)
+    _visible_in_full(page, COMMENT)  # the name was remembered: no second question
+    assert page.get_by_label("Your name, stored with the mark").count() == 0
     for f in ("ask-1024.png", "corpora-1024.png", "reports-1024.png", "reports-1400.png"):
         assert (shots / f).stat().st_size > 10_000
 
 
-def test_verify_keeps_what_was_typed_across_pages_and_shows_the_answer_as_text(server, tmp_path):
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (requirements.txt)")
+def test_verify_keeps_what_was_typed_across_pages_and_shows_the_answer_as_text(browser, server, tmp_path):
     from tests.test_app_verify_reports import ANSWER, ART12
 
     shots = _shots(tmp_path)
     src = tmp_path / "art12.txt"
     src.write_text(ART12)
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1024, "height": 900})
-            page.goto(server + "/verify", wait_until="domcontentloaded")
-            box = page.get_by_label("Paste the answer")
-            box.fill(ANSWER)
-            box.press("Tab")
-            _settle(page)  # the run that takes the answer, before a file is dropped
-            _drop(page, page.locator("[data-testid='stFileUploader']", has_text="Upload sources"), src, shots)
-            _settle(page)
-            # away to Reports and back, through the sidebar as a reviewer would
-            page.get_by_role("link", name="Reports").click()
-            page.get_by_role("heading", name="Reports").wait_for(timeout=30_000)
-            page.get_by_role("link", name="Verify").click()
-            page.get_by_role("heading", name="Verify an answer").wait_for(timeout=30_000)
-            _settle(page)
-            assert page.get_by_label("Paste the answer").input_value() == ANSWER
-            page.get_by_text("Kept from before: art12.txt").wait_for(timeout=10_000)
-            page.get_by_role("button", name="Verify", exact=True).click()
-            page.get_by_text("Verification report").wait_for(timeout=60_000)
-            _settle(page)
-            page.locator("[data-testid='stRadioOption']").first.wait_for(timeout=30_000)
-            answer = page.locator("[class*='st-key-answer_']").first.inner_text()
-            assert "cite" not in answer and "recording of events" in answer
-            offsets = page.evaluate(RADIO_OFFSETS)
-            assert offsets and all(-2 <= o <= 8 for o in offsets), offsets
-            _shoot(page, shots / "verify-run-1024.png")
-            page.set_viewport_size({"width": 1400, "height": 900})
-            _settle(page)
-            _shoot(page, shots / "verify-run-1400.png")
-        finally:
-            browser.close()
+    page = browser.new_page(viewport={"width": 1024, "height": 900})
+    page.goto(server + "/verify", wait_until="domcontentloaded")
+    box = page.get_by_label("Paste the answer")
+    box.fill(ANSWER)
+    box.press("Tab")
+    _settle(page)  # the run that takes the answer, before a file is dropped
+    _drop(page, page.locator("[data-testid='stFileUploader']", has_text="Upload sources"), src, shots)
+    _settle(page)
+    # away to Reports and back, through the sidebar as a reviewer would
+    page.get_by_role("link", name="Reports").click()
+    page.get_by_role("heading", name="Reports").wait_for(timeout=30_000)
+    page.get_by_role("link", name="Verify").click()
+    page.get_by_role("heading", name="Verify an answer").wait_for(timeout=30_000)
+    _settle(page)
+    assert page.get_by_label("Paste the answer").input_value() == ANSWER
+    page.get_by_text("Kept from before: art12.txt").wait_for(timeout=10_000)
+    page.get_by_role("button", name="Verify", exact=True).click()
+    page.get_by_text("Verification report").wait_for(timeout=60_000)
+    _settle(page)
+    page.locator("[data-testid='stRadioOption']").first.wait_for(timeout=30_000)
+    answer = page.locator("[class*='st-key-answer_']").first.inner_text()
+    assert "cite" not in answer and "recording of events" in answer
+    offsets = page.evaluate(RADIO_OFFSETS)
+    assert offsets and all(-2 <= o <= 8 for o in offsets), offsets
+    _shoot(page, shots / "verify-run-1024.png")
+    page.set_viewport_size({"width": 1400, "height": 900})
+    _settle(page)
+    _shoot(page, shots / "verify-run-1400.png")
 
 
-def test_an_answer_is_verified_against_an_uploaded_pdf_and_its_quote_names_the_page(server, tmp_path):
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (requirements.txt)")
+def test_an_answer_is_verified_against_an_uploaded_pdf_and_its_quote_names_the_page(browser, server, tmp_path):
     from tests.ingest.uploads import pdfs
 
     shots = _shots(tmp_path)
@@ -252,32 +233,24 @@ def test_an_answer_is_verified_against_an_uploaded_pdf_and_its_quote_names_the_p
     src.write_bytes(pdfs.text_pdf([
         ["SUPPLY AGREEMENT", "1. DELIVERY", "1.1 The Supplier shall deliver the Goods to the Customer."],
         ["1.2 The Customer shall notify any defect within 7 days of delivery."]]))
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            page.goto(server + "/verify", wait_until="domcontentloaded")
-            box = page.get_by_label("Paste the answer")
-            box.fill('Defects must be notified within 7 days of delivery.<cite id="supply"/>')
-            box.press("Tab")
-            _settle(page)
-            _drop(page, page.locator("[data-testid='stFileUploader']", has_text="Upload sources"), src, shots)
-            _settle(page)
-            page.get_by_role("button", name="Verify", exact=True).click()
-            page.get_by_text("Verification report").wait_for(timeout=60_000)
-            _settle(page)
-            body = page.locator("[data-testid='stMain']").inner_text()
-            assert "1.2 The Customer shall notify any defect within 7 days of delivery." in body
-            assert "page 2" in body, body[:2000]
-            _shoot(page, shots / "verify-pdf-1400.png")
-        finally:
-            browser.close()
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(server + "/verify", wait_until="domcontentloaded")
+    box = page.get_by_label("Paste the answer")
+    box.fill('Defects must be notified within 7 days of delivery.<cite id="supply"/>')
+    box.press("Tab")
+    _settle(page)
+    _drop(page, page.locator("[data-testid='stFileUploader']", has_text="Upload sources"), src, shots)
+    _settle(page)
+    page.get_by_role("button", name="Verify", exact=True).click()
+    page.get_by_text("Verification report").wait_for(timeout=60_000)
+    _settle(page)
+    body = page.locator("[data-testid='stMain']").inner_text()
+    assert "1.2 The Customer shall notify any defect within 7 days of delivery." in body
+    assert "page 2" in body, body[:2000]
+    _shoot(page, shots / "verify-pdf-1400.png")
 
 
-def test_the_run_list_is_clickable_and_identical_runs_have_distinct_titles(server, tmp_path):
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium); .ci/run installs it")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (requirements.txt)")
+def test_the_run_list_is_clickable_and_identical_runs_have_distinct_titles(browser, server, tmp_path):
     from anchor_core.scorers import make_scorer
     from anchor_core.verify import verify_answer
     from tests.test_app_verify_reports import ANSWER, ART12
@@ -285,24 +258,19 @@ def test_the_run_list_is_clickable_and_identical_runs_have_distinct_titles(serve
     rs = ReportStore(A.home() / "reports.db")
     first, second = (rs.save(verify_answer(ANSWER, {"art12": ART12}, scorer=make_scorer("lexical")))
                      for _ in range(2))
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1024, "height": 900})
-            page.goto(server + "/reports", wait_until="domcontentloaded")
-            picker = page.get_by_label("Open run")
-            picker.wait_for(timeout=60_000)
-            _settle(page)
-            page.get_by_text(second.id).first.wait_for(timeout=30_000)  # the newest run is open
-            assert page.get_by_text(first.id).count() == 0
-            shown = page.evaluate(PICKED, "Open run")
-            assert "(2)" in shown, shown  # two identical runs, numbered in time order
-            grid = page.locator("[data-testid='stDataFrame']").first
-            box = grid.bounding_box()
-            page.mouse.click(box["x"] + 15, box["y"] + 35 + 35 + 17)  # the row marker of the second row
-            page.get_by_text(first.id).first.wait_for(timeout=30_000)  # the older run opened by the click
-            _settle(page)
-            _shoot(page, shots := _shots(tmp_path) / "reports-list-1024.png")
-            assert shots.stat().st_size > 10_000 and second.id != first.id
-        finally:
-            browser.close()
+    page = browser.new_page(viewport={"width": 1024, "height": 900})
+    page.goto(server + "/reports", wait_until="domcontentloaded")
+    picker = page.get_by_label("Open run")
+    picker.wait_for(timeout=60_000)
+    _settle(page)
+    page.get_by_text(second.id).first.wait_for(timeout=30_000)  # the newest run is open
+    assert page.get_by_text(first.id).count() == 0
+    shown = page.evaluate(PICKED, "Open run")
+    assert "(2)" in shown, shown  # two identical runs, numbered in time order
+    grid = page.locator("[data-testid='stDataFrame']").first
+    box = grid.bounding_box()
+    page.mouse.click(box["x"] + 15, box["y"] + 35 + 35 + 17)  # the row marker of the second row
+    page.get_by_text(first.id).first.wait_for(timeout=30_000)  # the older run opened by the click
+    _settle(page)
+    _shoot(page, shots := _shots(tmp_path) / "reports-list-1024.png")
+    assert shots.stat().st_size > 10_000 and second.id != first.id
