@@ -77,7 +77,7 @@ def test_the_cited_work_is_found_by_its_designation_or_title(question, label, wh
 ])
 def test_no_entry_answers_a_question_about_something_else(question, why):
     got, reason = find(question, {"rfc-1": REFS})
-    assert got is None and why in reason
+    assert got is None and why.lower() in reason.lower()
 
 
 def test_the_citing_document_the_question_names_is_not_the_work_asked_about():
@@ -153,3 +153,75 @@ def test_a_cited_work_the_question_names_is_answered_and_verified(rfc_store):
     assert [c.anchor.quote.split()[0] for c in rep.claims if c.anchor] == ["[RFC2119]"]
     assert rep.relevance is not None and rep.relevance.method == "reference list" and rep.relevance.addressed
     assert rep.assessment().state == "verified"
+
+
+BODY = """4.  Security Considerations
+
+   Clients should implement user login with an appropriate protocol,
+   such as OpenID (cf. [OPENID]) or SAML (cf. [OASIS.saml-bind]).
+
+   Algorithm substitution attacks have been discussed in detail in
+   the context of Cryptographic Message Syntax (CMS) [RFC6211].
+
+5.  References
+
+   [OPENID]   openid.net, "OpenID Authentication 2.0".
+
+   [OASIS.saml-bind]
+              Maler, E., "Bindings and Profiles for the OASIS Security
+              Assertion Markup Language (SAML) V1.1", September 2003.
+
+   [RFC6211]  Schaad, J., "Cryptographic Message Syntax (CMS)
+              Algorithm Identifier Protection Attribute", RFC 6211,
+              April 2011.
+"""
+
+
+def test_a_work_is_found_by_the_sentence_that_cites_it():
+    q = ("Our verifier's security review cites algorithm substitution attacks; the spec says these were discussed in "
+         "detail for CMS and cites an RFC for it. For our bibliography, what publication date does it give for that "
+         "RFC?")
+    got, reason = find(q, {"rfc-1": BODY})
+    assert reason == "" and got is not None and got.by == "context" and got.entry.label == "RFC6211"
+    assert got.entry.date == "April 2011" and "describes the sentence that cites it" in got.why
+    a, b = got.citing
+    assert BODY[a:b].startswith("Algorithm substitution attacks") and BODY[a:b].endswith("(CMS) [RFC6211].")
+
+
+@pytest.mark.parametrize("question, why", [
+    # the sentence cites two works, the other one's entry fits more words, and the asking sentence names the one
+    # whose entry gives no date
+    ("The spec tells clients to implement user login with OpenID or with SAML bindings and profiles. What "
+     "publication date does it give for the OpenID specification it cites there?", "OpenID"),
+    # the same sentence, and no entry fits more of it
+    ("The spec tells clients to implement user login with OpenID or SAML. What publication date does it give for "
+     "the protocol it cites there?", "as well"),
+    # the asking sentence gives the work a name that the entry of the described sentence's citation does not write
+    ("The spec says substitution attacks were discussed in detail for CMS. In what month and year was the CMS "
+     "Countersignature specification published?", "Countersignature"),
+    # one shared word is no description of a sentence
+    ("When was that protocol published?", "does not describe a sentence"),
+    # a work the question names by its designation and no entry lists
+    ("The spec discusses substitution attacks in detail for CMS. What publication date does it give for RFC 5652?",
+     "names a work"),
+])
+def test_a_described_sentence_does_not_answer_for_another_work(question, why):
+    got, reason = find(question, {"rfc-1": BODY})
+    assert got is None and why.lower() in reason.lower()
+
+
+def test_a_cited_work_described_by_its_citing_sentence_is_quoted_with_that_sentence(rfc_store):
+    rep = ask("RFC 6750 says its WWW-Authenticate header field uses the framework defined by HTTP/1.1, and cites a "
+              "document for it. For our register, what publication date does RFC 6750 give for that document?",
+              store=rfc_store, embedder=HashEmbedder(), corpus="rfc", settings=AskSettings())
+    assert not rep.refused and [c.supported for c in rep.claims] == [True, True]
+    text = rfc_store.get_units("rfc", ["rfc-6750"])["rfc-6750"].text
+    cites, entry = (c.anchor for c in rep.claims)
+    assert cites is not None and entry is not None
+    assert text[cites.start:cites.end] == cites.quote and cites.quote.endswith("defined by HTTP/1.1 [RFC2617].")
+    assert text[entry.start:entry.end] == entry.quote and entry.quote.startswith("[RFC2617]")
+    assert entry.quote.endswith("June 1999.")
+    assert rep.gate is not None and rep.gate.signals == {"cited": "RFC2617", "unit": "RFC 6750", "by": "context"}
+    assert "cites it:" in rep.answer and "references:" in rep.answer
+    assert rep.assessment().state != "verified"  # the chosen sentence may describe another work: not confirmed
+    assert any(e.stage == "write" and "the sentence that cites it" in e.message for e in rep.trace)

@@ -22,12 +22,18 @@ only when
 - every number the asking sentence writes (a version, a draft number, a revision) is in the entry: "PKCS #5
   version 2.1" is not the entry for version 2.0.
 
+A question that neither names the work nor writes its title may describe the body sentence that cites it ("the JWS
+spec says these attacks were discussed in detail for CMS and cites an RFC for it"): :func:`by_context` finds that
+sentence, and the entry of its citation answers when the sentence is clearly the best fit, shares at least two
+words with the question, and the asking sentence names nothing the entry does not write.
+
 An entry that cites a draft (a work in progress, an Internet-Draft, a W3C working draft or candidate
 recommendation) dates the draft, not a publication: such a question is refused, saying what the entry cites.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -43,8 +49,10 @@ from anchor_core.ask.dated import (
     title_covers,
 )
 from anchor_core.ask.gate import content_terms
+from anchor_core.ask.gate import names as gate_names
 from anchor_core.ask.question import QuestionAnalysis
 from anchor_core.scorers.text import stem
+from anchor_core.segment import split_sentences
 
 # "[RFC3218]", "[NIST.800-38D]", "[12]" at the start of a line, then the entry (or a line break: a long label
 # stands on its own line)
@@ -130,9 +138,13 @@ def entries(unit_id: str, text: str) -> list[Entry]:
 class CitedAnswer:
     entry: Entry
     why: str
-    """How the question points at it: ``names RFC 3218`` or ``writes 80% of its title``."""
-    by: Literal["name", "title"]
-    """Whether the question names the work (a designation, a label, an identifier) or writes its title."""
+    """How the question points at it: ``names RFC 3218``, ``writes 80% of its title`` or ``describes the sentence
+    that cites it``."""
+    by: Literal["name", "title", "context"]
+    """Whether the question names the work (a designation, a label, an identifier), writes its title, or describes
+    the body sentence that cites it."""
+    citing: tuple[int, int] | None = None
+    """For ``context``: the citing sentence, ``unit text[start:end]`` of the entry's unit."""
 
 
 # words that ask about a citation rather than a topic: "what publication date does RFC 8414 give for that spec",
@@ -140,6 +152,7 @@ class CitedAnswer:
 _CITE_FORM = frozenset("""
 give gives giving gave cite cites cited citing reference references referenced referencing list lists listed
 edition editions version versions revision revisions book paper report standard guideline guidelines dated
+article articles note notes work works
 """.split())
 
 
@@ -172,7 +185,10 @@ def asks_cited_date(question: str, analysis: QuestionAnalysis) -> bool:
 
 # "what date does JWA give for it", "in what month and year is that SWT version dated"
 _GIVES_DATE = re.compile(r"\bwhat\s+(?:publication\s+)?date\s+(?:does|do|did)\b[^?]*\b(?:give|cite|list|state)s?\b|"
-                         r"\b(?:is|are|was|were)\b[^?]*\bdated\b", re.I)
+                         r"\b(?:is|are|was|were)\b[^?]*\bdated\b|"
+                         # "which edition of XML does RFC 6749 cite there, and with what date"
+                         r"\b(?:does|do|did)\b[^?]*\b(?:cite|list|reference)s?\b[^?]*\bwhat\s+(?:publication\s+)?date\b",
+                         re.I)
 
 
 def choose(question: str, found: list[Entry], citing: Iterable[str] = ()) -> tuple[CitedAnswer | None, str]:
@@ -212,30 +228,177 @@ def choose(question: str, found: list[Entry], citing: Iterable[str] = ()) -> tup
     return CitedAnswer(entry, f"writes {best:.0%} of its title", "title"), ""
 
 
+# a citation in running text: "[RFC6211]", "[NIST.800-38A]", "[W3C.REC-xml-20081126]"
+_CITATION = re.compile(r"\[([A-Za-z0-9][^\[\]\s]{0,60})\]")
+
+
+@dataclass(frozen=True)
+class ContextPick:
+    """The cited work whose citing sentence the question describes best, and how well."""
+
+    label: str
+    unit_id: str
+    sentence: tuple[int, int]
+    score: float
+    """The share of the question's describing words (:func:`_describing`) the sentence and the entry's title hold,
+    each weighed by how few candidate sentences hold it."""
+    second: float
+    """The same for the best sentence that cites another work (0 when none does)."""
+    near: frozenset[str]
+    """The words of the sentence that lead up to this citation (from the previous citation or the sentence's start),
+    stemmed: what the sentence says the cited work is ("the Char definition in Section 2.2 of")."""
+    others: frozenset[str]
+    """The words that lead up to the sentence's other citations and not to this one: what the other works are."""
+    described: tuple[str, ...]
+    """The question's describing words that the sentence itself writes (not the entry)."""
+
+
+def _describing(question: str, own: set[str]) -> list[str]:
+    """The question's words that describe the work, stemmed: its content words less those that ask about a
+    citation or a date ("publication", "cites", "give") and the names of the citing documents."""
+    form = {stem(w) for w in _FORM | _CITE_FORM}
+    out = [stem(w) for w in content_terms(question) if not w.isdigit()]
+    return list(dict.fromkeys(w for w in out if w not in form and _norm(w) not in own))
+
+
+def citing_sentences(unit_id: str, text: str, labels: set[str]) -> list[tuple[str, int, int]]:
+    """``(label, start, end)`` for each body sentence of ``text`` that cites one of ``labels``: the sentence's span
+    in ``text``. Reference entries themselves are not body text.
+
+    >>> t = '   Attacks are discussed in [RFC6211].\\n\\n   [RFC6211] Schaad, J., "CMS", RFC 6211, April 2011.\\n'
+    >>> [(lab, t[a:b]) for lab, a, b in citing_sentences("rfc-1", t, {"RFC6211"})]
+    [('RFC6211', 'Attacks are discussed in [RFC6211].')]
+    """
+    starts = {m.start(1) - 1 for m in _ENTRY_START.finditer(text)}
+    out: list[tuple[str, int, int]] = []
+    blocks: dict[int, list[tuple[int, int]]] = {}
+    for m in _CITATION.finditer(text):
+        if m.group(1) not in labels or m.start() in starts:
+            continue
+        a = text.rfind("\n\n", 0, m.start())
+        a = 0 if a < 0 else a + 2
+        b = text.find("\n\n", m.end())
+        b = len(text) if b < 0 else b
+        if a not in blocks:
+            blocks[a] = [(a + x.start, a + x.end) for x in split_sentences(text[a:b], max_chars=None)]
+        span = next(((x, y) for x, y in blocks[a] if x <= m.start() < y), None)
+        if span is not None:
+            out.append((m.group(1), *span))
+    return out
+
+
+def by_context(question: str, units: dict[str, str], own: set[str]) -> ContextPick | None:
+    """The work cited in the body sentence that ``question`` describes ("the JWS spec says these attacks were
+    discussed in detail for CMS and cites an RFC for it"): each sentence citing a listed work is scored by the
+    share of the question's describing words (:func:`_describing`) that it or the cited entry writes, each word
+    weighed by how few of the candidate sentences write it, and the asking sentence's words twice (they name the
+    asked work: "that HMAC RFC"). ``None`` when no sentence cites a listed work."""
+    q = _describing(question, own)
+    if not q:
+        return None
+    cands: list[tuple[str, str, int, int, set[str], set[str]]] = []
+    for uid, text in units.items():
+        labelled = {m.group(1) for m in _ENTRY_START.finditer(text) if _norm(m.group(1)) not in own}
+        listed = {e.label: _URL.sub(" ", e.flat) for e in entries(uid, text)}
+        for label, a, b in citing_sentences(uid, text, labelled):
+            own_words = {stem(w) for w in content_terms(_CITATION.sub(" ", text[a:b]))}
+            said = own_words | {stem(w) for w in content_terms(f"{listed.get(label, '')} {label}")}
+            said |= {stem(p) for p in re.split(r"[^A-Za-z0-9]+", label.lower()) if p}
+            cands.append((label, uid, a, b, said, own_words))
+    if not cands:
+        return None
+    df = {w: sum(w in c[4] for c in cands) for w in q}
+    # the asking sentence's words name the asked work ("that HMAC RFC", "the NIST Special Publication"): twice
+    asked = {stem(w) for w in content_terms(asking_clause(question))}
+    weight = {w: (2 if w in asked else 1) * math.log(1 + len(cands) / max(df[w], 1)) for w in q}
+    total = sum(weight.values())
+    scored = sorted(((sum(weight[w] for w in q if w in c[4]) / total, c) for c in cands), key=lambda x: -x[0])
+    best, (label, uid, a, b, _, sentence_words) = scored[0]
+    second = next((sc for sc, c in scored[1:] if c[0] != label), 0.0)
+    text = units[uid]
+    leads: dict[str, set[str]] = {}
+    prev = a
+    for m in _CITATION.finditer(text, a, b):
+        leads.setdefault(m.group(1), set()).update(stem(w) for w in content_terms(text[prev:m.start()]))
+        prev = m.end()
+    near = leads.get(label, set())
+    others = set().union(*(v for k, v in leads.items() if k != label)) - near
+    return ContextPick(label=label, unit_id=uid, sentence=(a, b), score=best, second=second, near=frozenset(near),
+                       others=frozenset(others), described=tuple(w for w in q if w in sentence_words))
+
+
 def find(question: str, units: dict[str, str], citing: Iterable[str] = (),
-         names: Iterable[str] = ()) -> tuple[CitedAnswer | None, str]:
+         names: Iterable[str] = (), titles: Iterable[str] = ()) -> tuple[CitedAnswer | None, str]:
     """The reference entry that dates what ``question`` asks about, from the texts of ``units`` (unit id → text),
     or ``None`` with why not. ``citing``: the designations of the documents the question names (the ones that
     cite, "RFC 8414"); ``names``: other words that name a document of the corpus ("jwa", "jwk"), which the asking
-    sentence may use to say whose reference list it means. A chosen entry that cites a draft is returned too: its
-    ``draft`` says so, and the caller refuses."""
-    citing, names = list(citing), list(names)
+    sentence may use to say whose reference list it means; ``titles``: the titles of the documents of ``units``,
+    whose words the asking sentence may use for the citing document ("what date does the threat model give").
+    A question that neither names the work nor writes its title may describe the body sentence that cites it
+    (:func:`by_context`). A chosen entry that cites a draft is returned too: its ``draft`` says so, and the caller
+    refuses."""
+    citing, names, titles = list(citing), list(names), list(titles)
     found = [e for uid, text in units.items() for e in entries(uid, text)]
     got, why = choose(question, found, citing + names)
+    said: set[str] = set()
     if got is None:
-        return None, why
+        if why.startswith("the question names"):
+            return None, why
+        got, said, why_not = _from_context(question, units, found, citing + names)
+        if got is None:
+            return None, f"{why}; {why_not}"
     entry = got.entry
     flat = entry.flat
     asking = asking_clause(question)
     own = {_norm(c) for c in citing}
     in_entry = {_norm(t) for t in _NUMBER.findall(flat)} | set(content_terms(flat))
-    missing = [n for n in _NUMBER.findall(asking) if _norm(n) not in in_entry and not any(_norm(n) in c for c in own)]
+    in_titles = {_norm(t) for t in _NUMBER.findall(" ".join(titles))}  # "the OAuth 2.0 framework" is the citing one
+    missing = [n for n in _NUMBER.findall(asking) if _norm(n) not in in_entry | in_titles
+               and not any(_norm(n) in c for c in own)]
     if missing:
         return None, f"the question asks about {', '.join(missing)}, which the entry for {entry.label} does not cite"
     # the asking sentence asks about nothing else than this work's date ("the very first individual draft of
-    # ..." asks about a draft the entry does not date)
-    allowed = {stem(w) for w in _FORM | _CITE_FORM | set(content_terms(flat)) | {n.lower() for n in names}}
+    # ..." asks about a draft the entry does not date); what the citing sentence says of the work describes it too
+    allowed = {stem(w) for w in _FORM | _CITE_FORM | set(content_terms(flat)) | {n.lower() for n in names}} | said
+    allowed |= {stem(w) for t in titles for w in content_terms(t)}
     rest = [w for w in content_terms(asking) if stem(w) not in allowed and not w.isdigit() and _norm(w) not in own]
     if rest:
         return None, f"the question asks about {' '.join(rest)}, which the entry for {entry.label} does not date"
     return got, ""
+
+
+def _from_context(question: str, units: dict[str, str], found: list[Entry], own_names: list[str]
+                  ) -> tuple[CitedAnswer | None, set[str], str]:
+    """The entry of the work cited by the body sentence the question describes (:func:`by_context`), with the
+    words the sentence says of it; ``None`` and why not when no sentence is clearly the one, or its citation is
+    not dated, or the question asks about what another citation of that sentence is."""
+    own = {_norm(c) for c in own_names}
+    written = {_norm(d.group(0)) for d in _DESIGNATION.finditer(question)} - own
+    if written:
+        return None, set(), "the question names a work that no reference list of the retrieved documents dates"
+    pick = by_context(question, units, own)
+    if pick is None:
+        return None, set(), "no sentence of the retrieved documents cites a listed work"
+    if len(pick.described) < 2:
+        # one shared word is not a description of a sentence ("that protocol")
+        return None, set(), "the question does not describe a sentence that cites a listed work"
+    if pick.score <= pick.second:
+        return None, set(), (f"two sentences citing different works fit the question as well ({pick.score:.0%} "
+                             "of its words)")
+    entry = next((e for e in found if e.unit_id == pick.unit_id and e.label == pick.label), None)
+    if entry is None:
+        return None, set(), f"the sentence the question describes cites [{pick.label}], whose entry gives no date"
+    asking = {stem(w) for w in content_terms(asking_clause(question))}
+    title = {stem(w) for w in content_terms(entry.flat)}
+    # a name the asking sentence gives the work ("the JWK Thumbprint specification") is the entry's, whatever the
+    # sentence says ("SHA-1 thumbprint ... [RFC5280]")
+    unnamed = sorted(w for w in gate_names(asking_clause(question)) if stem(w.lower()) not in title
+                     and _norm(w) not in own and w.lower() not in _FORM | _CITE_FORM)
+    if unnamed:
+        return None, set(), f"the question names {' '.join(unnamed)}, which the entry for {entry.label} does not write"
+    clash = sorted(w for w in asking & pick.others if w not in title)
+    if clash:
+        return None, set(), (f"the question asks about {' '.join(clash)}, which the sentence says of another work "
+                             f"than [{pick.label}]")
+    return CitedAnswer(entry, f"describes the sentence that cites it ({pick.score:.0%} of its words)", "context",
+                       citing=pick.sentence), set(pick.near), ""

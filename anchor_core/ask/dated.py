@@ -228,7 +228,7 @@ def leftover(question: str, doc: Document) -> list[str]:
 
 # a noun for a document, and the words that end the noun phrase before it ("... are based on | an earlier
 # authenticated-encryption specification", "... cites | the OAuth token introspection RFC")
-_DOC_NOUN = re.compile(r"\b(?:rfcs?|specs?|specifications?|memos?|drafts?|bcps?|peps?)\b", re.I)
+_DOC_NOUN = re.compile(r"\b(?:rfcs?|specs?|specifications?|memos?|drafts?|documents?|bcps?|peps?)\b", re.I)
 _PHRASE_STOP = frozenset("""
 on in of by to from with for at as per under about against into based cites cite cited uses use used follows follow
 followed implements implement implemented lists list listed is are was were be been that which who and or but than

@@ -40,7 +40,7 @@ from anchor_core.check import Reader, check
 from anchor_core.crossencoder import default_reader
 from anchor_core.embeddings import Embedder, Progress
 from anchor_core.errors import QueryError
-from anchor_core.models import CorpusInfo, Document, Hit, Unit
+from anchor_core.models import Chunk, CorpusInfo, Document, Hit, Unit
 from anchor_core.pages import marks_in
 from anchor_core.report import (
     REFUSAL_TEXT,
@@ -585,10 +585,13 @@ def _located_relevance(checked: list[CheckedClaim], question: str, *, dated: boo
                      reason="" if any(marks) else f"no supported claim holds {held}", method=method)
 
 
-def _put_first(top: Hit, hits: list[Hit], store: Store, info: CorpusInfo) -> tuple[list[Hit], dict[str, Unit]]:
-    """``top`` (a chunk a located answer quotes) first, then the retrieved hits, as many as were retrieved; and the
-    units they and their reference paths need."""
-    kept = [top, *(h for h in hits if h.chunk_id != top.chunk_id)][:max(len(hits), 1)]
+def _put_first(top: Hit, hits: list[Hit], store: Store, info: CorpusInfo,
+               then: Sequence[Hit] = ()) -> tuple[list[Hit], dict[str, Unit]]:
+    """``top`` (a chunk a located answer quotes) first, then ``then`` (other chunks it quotes), then the retrieved
+    hits, as many as were retrieved; and the units they and their reference paths need."""
+    first = [top, *then]
+    ids = {h.chunk_id for h in first}
+    kept = [*first, *(h for h in hits if h.chunk_id not in ids)][:max(len(hits), len(first))]
     needed = {h.unit_id for h in kept} | {v.unit_id for h in kept for v in h.via}
     return kept, store.get_units(info.name, sorted(needed))
 
@@ -610,7 +613,9 @@ def _cited_date(question: str, qa: QuestionAnalysis, hits: list[Hit], run: _Run,
     names = {a.lower() for d in documents for a in re.findall(r"\(([A-Z][A-Za-z0-9]{1,10})\)", d.title)}
     unit_ids = [fronts[label] for label in citing if fronts[label]] or list(dict.fromkeys(h.unit_id for h in hits))
     read = store.get_units(info.name, unit_ids)
-    found, why = cited_mod.find(question, {u: read[u].text for u in unit_ids if u in read}, citing, names)
+    docs = {read[u].doc_id for u in unit_ids if u in read}
+    titles = [d.title for d in documents if d.doc_id in docs]
+    found, why = cited_mod.find(question, {u: read[u].text for u in unit_ids if u in read}, citing, names, titles)
     if found is None:
         run.emit("gate", f"not answered from a reference list: {why}", t0=t)
         return None
@@ -628,10 +633,22 @@ def _cited_date(question: str, qa: QuestionAnalysis, hits: list[Hit], run: _Run,
     if not over or over[0].start > entry.start or max(c.end for c in over) < entry.end:
         run.emit("gate", f"not answered from a reference list: the chunk of {entry.label}'s entry is not stored", t0=t)
         return None
-    # an entry that runs over a chunk boundary is shown whole: the source spans the chunks it runs over
-    a, b = over[0].start, max(c.end for c in over)
-    top = hit_of(over[0], 1.0, heading=unit.heading).model_copy(update={"start": a, "end": b, "text": unit.text[a:b]})
-    kept, units = _put_first(top, hits, store, info)
+    top = _spanning(over, unit)
+    shown = [top]
+    if found.citing is not None:
+        # the body sentence the question describes is shown and quoted first: it is why this entry was chosen
+        x, y = found.citing
+        around = sorted((c for c in chunks if c.start < y and x < c.end), key=lambda c: c.start)
+        if not around or around[0].start > x or max(c.end for c in around) < y:
+            run.emit("gate", f"not answered from a reference list: the chunk citing {entry.label} is not stored", t0=t)
+            return None
+        if not (top.start <= x and y <= top.end):
+            if {c.chunk_id for c in around} & {c.chunk_id for c in over}:
+                run.emit("gate", f"not answered from a reference list: the sentence citing {entry.label} runs into "
+                         "its entry", t0=t)
+                return None
+            shown.append(_spanning(around, unit))
+    kept, units = _put_first(shown[0], hits, store, info, then=shown[1:])
     reason = (f"asks when {entry.label} (“{entry.title}”) was published (the question {found.why}); the references "
               f"of {label} date it {entry.date}")
     decision = GateDecision(verdict="pass", score=1.0, reason=reason,
@@ -639,9 +656,26 @@ def _cited_date(question: str, qa: QuestionAnalysis, hits: list[Hit], run: _Run,
     run.emit("gate", f"passed: {reason}", t0=t, decision="pass", score=1.0, signals=decision.signals)
     claim = DraftClaim(text=unit.text[entry.start:entry.end], cited=[1], unit_id=unit.unit_id, start=entry.start,
                        end=entry.end, located=True)
-    draft = Draft(answer=f"{label}, references: “{claim.text}” [1]", claims=[claim], writer="extractive")
-    run.emit("write", f"quoted the entry for {entry.label} in the references of {label}", t0=t, decision="write")
+    answer = f"{label}, references: “{claim.text}” [1]"
+    claims = [claim]
+    if found.citing is not None:
+        x, y = found.citing
+        n = 1 if len(shown) == 1 else 2
+        cites = DraftClaim(text=unit.text[x:y], cited=[n], unit_id=unit.unit_id, start=x, end=y, located=True)
+        claims = [cites, claim]
+        answer = f"{label} cites it: “{cites.text}” [{n}]\n\n{answer}"
+    draft = Draft(answer=answer, claims=claims, writer="extractive")
+    run.emit("write", f"quoted the entry for {entry.label} in the references of {label}"
+             + (" and the sentence that cites it" if found.citing is not None else ""), t0=t, decision="write")
     return kept, units, decision, draft
+
+
+def _spanning(chunks: list[Chunk], unit: Unit) -> Hit:
+    """One hit on the unit text that ``chunks`` (in order, contiguous) cover: an entry or a sentence that runs over
+    a chunk boundary is shown whole."""
+    a, b = chunks[0].start, max(c.end for c in chunks)
+    return hit_of(chunks[0], 1.0, heading=unit.heading).model_copy(update={"start": a, "end": b,
+                                                                            "text": unit.text[a:b]})
 
 
 def cited_titles(store: Store, corpus: str, units: dict[str, Unit],
