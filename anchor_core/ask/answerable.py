@@ -193,6 +193,14 @@ class Answerability:
     definition that retrieval fetched for it); ``None`` when the question asks for no definition."""
     term_used: bool = False
     """Whether a retrieved passage writes :attr:`term` at all (defining it or not)."""
+    action: str = ""
+    """The act whose procedure the question asks for, as the question writes it ("What is the procedure for
+    *applying* to be appointed?"), if it asks so (:func:`asked_action`)."""
+    action_phrase: str = ""
+    """The act with what follows it in the asking clause ("applying to be appointed as a member")."""
+    action_found: bool | None = None
+    """Whether a retrieved sentence about the question's focus writes :attr:`action` (or a word of its family:
+    "revocation" for "revoking"); ``None`` when the question asks for no procedure of an act."""
 
     def features(self) -> dict[str, float]:
         f = {"dense": self.dense, "focus": self.focus, "tied": self.tied, "tied_local": self.tied_local,
@@ -205,6 +213,8 @@ class Answerability:
         a = self.analysis
         return {"kind": a.kind, "focus_terms": a.parts, "focus": round(self.focus, 3), "tied": round(self.tied, 3),
                 **({"term": self.term, "defined": self.defined} if self.defined is not None else {}),
+                **({"action": self.action, "action_found": self.action_found}
+                   if self.action_found is not None else {}),
                 "tied_local": round(self.tied_local, 3), "tied_asked": round(self.tied_asked, 3),
                 "dense": round(self.dense, 3), "expression": self.expression, "answer_sentence": self.sentence[:200],
                 "unknown": self.unknown,
@@ -426,7 +436,68 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
         out.defined = definitions.norm(term) in fetched or defining is not None
         out.term_used = out.defined or any(definitions.mentions(h.text, term) for h in hits)
         out.sentence = defining or out.sentence
+    # "What is the procedure for applying to be appointed?" asks how an act is done: a passage about the topic that
+    # never writes the act ("members ... appointed by the Board shall have relevant qualifications") says who may
+    # be appointed, not how to apply
+    if a.kind in ("procedure", "other", "list") and (act := asked_action(question)):
+        family = stem(act)[:FAMILY_PREFIX]
+        total = sum(idf_known.values())
+        out.action, out.action_phrase = act, action_phrase(question)
+        out.action_found = any(any(w.startswith(family) for w in r.stems)
+                               and (not total or sum(idf_known[p] for p in r.window) >= total / 2) for r in reads)
     return out
+
+
+FAMILY_PREFIX = 4
+"""How many leading letters of an act's stem a word of its family shares: "revok"-ing and "revoc"-ation, "appl"-ying
+and "appl"-ication, "reserv"-ing and "reserv"-ation (a shared prefix may also be another word's, "applicable": the
+check then passes, so it errs towards answering)."""
+
+# "the procedure for revoking", "the process to apply for", "what steps must we take to register"
+_ACT = re.compile(r"\b(?:procedures?|process(?:es)?|steps?)\b(?:\s+[\w'’-]+){0,6}?\s+"
+                  r"(?:for\s+(?P<gerund>[a-z]+ing)|to\s+(?P<verb>[a-z]+))\b(?P<rest>[^?:;.]*)", re.I)
+# verbs that name no act of their own ("getting a name added", "giving that mandate", "making a request")
+_LIGHT_VERBS = frozenset("""
+get gets getting got give gives giving gave make makes making made do does doing did have has having take takes
+taking took be being been become becoming follow follows following use using ask asking obtain obtaining seek
+seeking
+""".split())
+
+
+def asked_action(question: str) -> str:
+    """The act whose procedure the asking sentence asks for, as it writes it; ``""`` when it names none, or only a
+    verb that names no act of its own.
+
+    >>> asked_action("A lawyer would like to sit on the Panel. What is the procedure for applying to be appointed?")
+    'applying'
+    >>> asked_action("What procedure does the release process prescribe for revoking it?")
+    'revoking'
+    >>> asked_action("What's the procedure for getting a recommended name added?")
+    ''
+    >>> asked_action("How must the server treat that app?")
+    ''
+    """
+    m = _ACT.search(asked_sentence(question))
+    if m is None:
+        return ""
+    verb = m.group("gerund") or m.group("verb")
+    # "the process to GitHub" names a place, "structured to effectively mitigate" an adverb: no act
+    if verb in _LIGHT_VERBS or verb.lower() in STOP_WORDS or not verb.islower() or verb.endswith("ly"):
+        return ""
+    return verb
+
+
+def action_phrase(question: str) -> str:
+    """The act with what the asking sentence writes after it, up to the end of its clause, at most twelve words
+    ("applying to be appointed as a member"), for a reason that names it."""
+    m = _ACT.search(asked_sentence(question))
+    if m is None:
+        return ""
+    verb = m.group("gerund") or m.group("verb")
+    ws = [verb, *m.group("rest").split(",")[0].split()][:12]
+    while len(ws) > 1 and ws[-1].lower() in STOP_WORDS:  # "... as a member of"
+        ws.pop()
+    return " ".join(ws)
 
 
 @dataclass

@@ -367,6 +367,13 @@ def decide(sig: GateSignals, *, hits: list[Hit], model: dict | None = None,
                       else f"no retrieved passage defines “{term}” or uses the term")
             return GateDecision(verdict="weak", score=score, code="not_answered", signals=data, thresholds=t,
                                 reason=reason)
+        if answerability.action_found is False:
+            # the question asks for the procedure of an act ("the procedure for applying to be appointed"), and no
+            # retrieved sentence about its topic writes that act
+            return GateDecision(verdict="weak", score=score, code="not_answered", signals=data, thresholds=t,
+                                reason=f"the sources give no procedure for {answerability.action_phrase}: no "
+                                       f"retrieved passage about the question's subject writes "
+                                       f"“{answerability.action}” or a word of its family")
         if score >= spec["threshold"]:
             # "confident": below it, answers were more often wrong than right on held-out questions
             # (eval/confidence_band.py); such a run is headlined "not confirmed" (anchor_core.assessment)
