@@ -439,10 +439,11 @@ def assess(question: str, hits: list[Hit], *, weights: dict[str, float], dense: 
     # "What is the procedure for applying to be appointed?" asks how an act is done: a passage about the topic that
     # never writes the act ("members ... appointed by the Board shall have relevant qualifications") says who may
     # be appointed, not how to apply
-    if a.kind in ("procedure", "other", "list") and (act := asked_action(question)):
+    act, phrase = _asked_act(question)
+    if a.kind in ("procedure", "other", "list") and act:
         family = stem(act)[:FAMILY_PREFIX]
         total = sum(idf_known.values())
-        out.action, out.action_phrase = act, action_phrase(question)
+        out.action, out.action_phrase = act, phrase
         out.action_found = any(any(w.startswith(family) for w in r.stems)
                                and (not total or sum(idf_known[p] for p in r.window) >= total / 2) for r in reads)
     return out
@@ -477,27 +478,24 @@ def asked_action(question: str) -> str:
     >>> asked_action("How must the server treat that app?")
     ''
     """
+    return _asked_act(question)[0]
+
+
+def _asked_act(question: str) -> tuple[str, str]:
+    """:func:`asked_action`, and the act with what the asking sentence writes after it, up to the end of its clause,
+    at most twelve words ("applying to be appointed as a member"), for a reason that names it; ``("", "")`` when
+    the question names no act."""
     m = _ACT.search(asked_sentence(question))
     if m is None:
-        return ""
+        return "", ""
     verb = m.group("gerund") or m.group("verb")
     # "the process to GitHub" names a place, "structured to effectively mitigate" an adverb: no act
     if verb in _LIGHT_VERBS or verb.lower() in STOP_WORDS or not verb.islower() or verb.endswith("ly"):
-        return ""
-    return verb
-
-
-def action_phrase(question: str) -> str:
-    """The act with what the asking sentence writes after it, up to the end of its clause, at most twelve words
-    ("applying to be appointed as a member"), for a reason that names it."""
-    m = _ACT.search(asked_sentence(question))
-    if m is None:
-        return ""
-    verb = m.group("gerund") or m.group("verb")
+        return "", ""
     ws = [verb, *m.group("rest").split(",")[0].split()][:12]
     while len(ws) > 1 and ws[-1].lower() in STOP_WORDS:  # "... as a member of"
         ws.pop()
-    return " ".join(ws)
+    return verb, " ".join(ws)
 
 
 @dataclass

@@ -287,19 +287,20 @@ def citing_sentences(unit_id: str, text: str, labels: set[str]) -> list[tuple[st
     return out
 
 
-def by_context(question: str, units: dict[str, str], own: set[str]) -> ContextPick | None:
+def by_context(question: str, units: dict[str, str], found: list[Entry], own: set[str]) -> ContextPick | None:
     """The work cited in the body sentence that ``question`` describes ("the JWS spec says these attacks were
     discussed in detail for CMS and cites an RFC for it"): each sentence citing a listed work is scored by the
     share of the question's describing words (:func:`_describing`) that it or the cited entry writes, each word
     weighed by how few of the candidate sentences write it, and the asking sentence's words twice (they name the
-    asked work: "that HMAC RFC"). ``None`` when no sentence cites a listed work."""
+    asked work: "that HMAC RFC"). ``found``: the dated entries of ``units`` (:func:`entries`). ``None`` when no
+    sentence cites a listed work."""
     q = _describing(question, own)
     if not q:
         return None
     cands: list[tuple[str, str, int, int, set[str], set[str]]] = []
     for uid, text in units.items():
         labelled = {m.group(1) for m in _ENTRY_START.finditer(text) if _norm(m.group(1)) not in own}
-        listed = {e.label: _URL.sub(" ", e.flat) for e in entries(uid, text)}
+        listed = {e.label: _URL.sub(" ", e.flat) for e in found if e.unit_id == uid}
         for label, a, b in citing_sentences(uid, text, labelled):
             own_words = {stem(w) for w in content_terms(_CITATION.sub(" ", text[a:b]))}
             said = own_words | {stem(w) for w in content_terms(f"{listed.get(label, '')} {label}")}
@@ -376,7 +377,7 @@ def _from_context(question: str, units: dict[str, str], found: list[Entry], own_
     written = {_norm(d.group(0)) for d in _DESIGNATION.finditer(question)} - own
     if written:
         return None, set(), "the question names a work that no reference list of the retrieved documents dates"
-    pick = by_context(question, units, own)
+    pick = by_context(question, units, found, own)
     if pick is None:
         return None, set(), "no sentence of the retrieved documents cites a listed work"
     if len(pick.described) < 2:
@@ -388,11 +389,12 @@ def _from_context(question: str, units: dict[str, str], found: list[Entry], own_
     entry = next((e for e in found if e.unit_id == pick.unit_id and e.label == pick.label), None)
     if entry is None:
         return None, set(), f"the sentence the question describes cites [{pick.label}], whose entry gives no date"
-    asking = {stem(w) for w in content_terms(asking_clause(question))}
+    clause = asking_clause(question)
+    asking = {stem(w) for w in content_terms(clause)}
     title = {stem(w) for w in content_terms(entry.flat)}
     # a name the asking sentence gives the work ("the JWK Thumbprint specification") is the entry's, whatever the
     # sentence says ("SHA-1 thumbprint ... [RFC5280]")
-    unnamed = sorted(w for w in gate_names(asking_clause(question)) if stem(w.lower()) not in title
+    unnamed = sorted(w for w in gate_names(clause) if stem(w.lower()) not in title
                      and _norm(w) not in own and w.lower() not in _FORM | _CITE_FORM)
     if unnamed:
         return None, set(), f"the question names {' '.join(unnamed)}, which the entry for {entry.label} does not write"
