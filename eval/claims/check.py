@@ -203,7 +203,7 @@ def main() -> int:
                        ("hand", "fresh_claims19.jsonl"),
                        ("hand", "fresh_claims20.jsonl"),
                        ("hand", "fresh_claims21.jsonl"),
-                       ("hand", "fresh_claims22.jsonl")):
+                       ("hand", "fresh_claims22.jsonl"), ("hand", "fresh_claims23.jsonl")):
         path = HERE / name
         if not path.exists():
             problems.append(f"{name}: missing")
