@@ -569,6 +569,11 @@ FRESH_FILES = (
      "file's brief, committed (de484c8) and held out through session 53. **First run** (session 54, on its start "
      "code 59ecc98): the table below. Neither the rules nor the contradiction reader were written or trained with "
      "this file (the reader was trained on files 2-13), so its reader table is held out too."),
+    ("fresh_claims22.jsonl", "Twenty-second file: 76 paraphrases and 50 contradicting paraphrases",
+     "Sentences drawn with seed 58 by `eval/claims/draw.py`, written by a helper on 5 Dec 2026 from the seventh "
+     "file's brief, committed (8dbe9a1) and held out through session 54. **First run** (session 55, on its start "
+     "code 88072e2): the table below. Neither the rules nor the contradiction reader were written or trained with "
+     "this file (the reader was trained on files 2-13), so its reader table is held out too."),
 )
 
 
