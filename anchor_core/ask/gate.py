@@ -34,7 +34,7 @@ from importlib import resources
 
 from anchor_core.ask import answerable as answerable_mod
 from anchor_core.ask.answerable import Answerability
-from anchor_core.ask.question import STRUCTURE_WORDS, acronym_in, asked_sentence, lay_acronyms
+from anchor_core.ask.question import STRUCTURE_WORDS, acronym_in, asked_sentence, example_names, lay_acronyms
 from anchor_core.models import Filters, Hit
 from anchor_core.report import GateDecision
 from anchor_core.scorers.text import stem
@@ -56,6 +56,9 @@ _CAPS = re.compile(r"(?<![\w'’])([A-Z][a-zA-Z]*[A-Z][a-zA-Z]*|[A-Z]{2,}\d*|[A-
 class GateSignals:
     missing: list[str] = field(default_factory=list)
     missing_names: list[str] = field(default_factory=list)
+    missing_examples: list[str] = field(default_factory=list)
+    """The names the question gives as examples of what it asks for ("such as USDT or USDC"), when the corpus
+    writes none of them (:func:`anchor_core.ask.question.example_names`)."""
     coverage: float = 0.0
     hit_coverage: float = 0.0
     dense: float = 0.0
@@ -74,7 +77,9 @@ class GateSignals:
         return len(self.missing) / max(len(self.terms), 1)
 
     def as_dict(self) -> dict:
-        return {"missing": self.missing, "missing_names": self.missing_names, "coverage": round(self.coverage, 3),
+        return {"missing": self.missing, "missing_names": self.missing_names,
+                **({"missing_examples": self.missing_examples} if self.missing_examples else {}),
+                "coverage": round(self.coverage, 3),
                 "type_missing": self.type_missing, "novelty": round(self.novelty, 3),
                 "hit_coverage": round(self.hit_coverage, 3), "dense": round(self.dense, 3),
                 "agreement": round(self.agreement, 3), "best_sentence": self.best_sentence[:200]}
@@ -248,6 +253,12 @@ def signals(question: str, hits: list[Hit], *, store: Store, corpus: str, filter
     # the review period?") is the asker's own, unless the asking sentence names it or its version ("On what date
     # was the 2.5.1 maintenance release published?")
     sig.missing_names += [n for n in missing_versions(question, store, corpus) if _asks_about(asking, n)]
+    # "Which stablecoins, such as USDT or USDC, has the FSRA accepted?": sources that list such things name some of
+    # the well-known ones; when the corpus writes none of the names the question gives as examples, it lists none
+    # (a lay example, "such as keystroke logging", may be worded otherwise: a list holding one is not read)
+    shown = example_names(question)
+    if shown and not any(store.units_with_words(corpus, [n]) for n in shown):
+        sig.missing_examples = shown
     idf = dict(weights)
     for t in sig.missing:
         idf[t] = math.log(1 + total)  # a word the corpus lacks weighs as much as the rarest word
@@ -354,6 +365,13 @@ def decide(sig: GateSignals, *, hits: list[Hit], model: dict | None = None,
         return GateDecision(verdict="refuse", score=0.0, code="term_missing",
                             reason=f"the corpus never mentions {terms}: the question is about something it does "
                                    "not cover", signals=sig.as_dict(), thresholds=th)
+    if sig.missing_examples:
+        quoted = [f"'{t}'" for t in sig.missing_examples]
+        shown = (f"{', '.join(quoted[:-1])} or {quoted[-1]}, the examples" if len(quoted) > 1
+                 else f"{quoted[0]}, the example")
+        return GateDecision(verdict="refuse", score=0.0, code="term_missing",
+                            reason=f"the corpus never mentions {shown} the question gives of what it asks for",
+                            signals=sig.as_dict(), thresholds=th)
     if answerability is not None:
         spec = answerable_mod.spec_for(answerability)
         score = answerable_mod.score(answerability, spec)

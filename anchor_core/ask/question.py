@@ -1121,6 +1121,62 @@ def fits_kind(text: str, kind: str, *, lead_in: bool = False, point: bool = Fals
 
 _SENTENCE_SPLIT = re.compile(r"(?<=[.?!])\s+")
 
+# the examples a question gives of what it asks for: "Which stablecoins, such as USDT or USDC, has the FSRA
+# accepted?", "Which ethical standards does the GDPR name, for example the Declaration of Helsinki?" (after the asked
+# noun, or closing the question after a comma), not an example of the asker's situation ("When is an assessment
+# mandatory, for example for CCTV?" names no asked noun; "process sensitive data such as ethnic origin" has no comma)
+_FINITE_WORDS = "does|do|did|is|are|has|have|was|were|must|should|can|could|may|might|shall|will|would"
+_FINITE = rf"(?:{_FINITE_WORDS})\b"
+_GIVES_EXAMPLE = r"(?:such as|for example|for instance|e\.g\.,?)"
+_WH_NOUN = rf"\b(?:which|what)\s+(?!{_FINITE})"
+_EXAMPLES_AFTER_NOUN = re.compile(rf"{_WH_NOUN}(?:[\w/'’-]+\s+){{0,5}}?[\w/'’-]+\s*,\s*{_GIVES_EXAMPLE}\s+"
+                                  rf"(?P<items>[^?;:()]+?)\s*,\s*(?={_FINITE})", re.I)
+_EXAMPLES_CLOSING = re.compile(rf"{_WH_NOUN}[^?]*?,\s*{_GIVES_EXAMPLE}\s+(?P<items>[^?;:()]+?)\s*\?\s*$", re.I)
+_ITEM_SPLIT = re.compile(r",\s*|\s+or\s+|\s+and\s+")
+_ITEM_LEAD = re.compile(r"^(?:a|an|the|some|specific|particular|our|its|their)\s+", re.I)
+# an item that is a clause, not a thing: "to appoint a single group DPO", "which Unicode form to apply"
+_NOT_A_THING = re.compile(rf"^(?:to|whether|which|what|how|when|where|who|by|{_FINITE_WORDS})\b", re.I)
+# a name within an item: words with a capital or a digit ("ISO/IEC 42001", "Do Not Track", "Declaration of
+# Helsinki", "C2PA"), or a file or host name ("robots.txt")
+_NAME_RUN = re.compile(r"(?<![\w./-])(?:[A-Z0-9][\w./+-]*|[a-z][\w-]*\.[a-z]{2,4})"
+                       r"(?:\s+(?:of\s+|for\s+)?[A-Z0-9][\w./+-]*)*(?![\w-])")
+
+
+def asked_examples(question: str) -> list[str]:
+    """The examples the asking sentence gives of what it asks for, one per item, without a leading article.
+
+    >>> asked_examples("Which named stablecoins, such as USDT or USDC, has the FSRA accepted for trading?")
+    ['USDT', 'USDC']
+    >>> asked_examples("Which ethical standards does the GDPR name, for example the Declaration of Helsinki?")
+    ['Declaration of Helsinki']
+    >>> asked_examples("When is an assessment mandatory, for example for CCTV covering a public square?")
+    []
+    >>> asked_examples("Under what conditions may a provider process sensitive data such as ethnic origin?")
+    []
+    """
+    asking = asked_sentence(question)
+    m = _EXAMPLES_AFTER_NOUN.search(asking) or _EXAMPLES_CLOSING.search(asking)
+    if m is None:
+        return []
+    items = [_ITEM_LEAD.sub("", x.strip(" ,.'\"‘’“”")) for x in _ITEM_SPLIT.split(m.group("items"))]
+    if any(_NOT_A_THING.match(x) for x in items if x):
+        return []
+    return [x for x in items if x]
+
+
+def example_names(question: str) -> list[str]:
+    """:func:`asked_examples` when every one is a name ("USDT", "Do Not Track", "ISO/IEC 42001", "robots.txt"), else
+    ``[]``: a lay example ("keystroke logging", "GPS tracking", "a copy of the parent's ID") may be worded otherwise
+    in the sources, so a list holding one is not checked.
+
+    >>> example_names("Which opt-out methods, such as robots.txt or the TDM Reservation Protocol, are valid?")
+    ['robots.txt', 'TDM Reservation Protocol']
+    >>> example_names("Which technologies, such as keystroke logging or GPS tracking, does it prohibit?")
+    []
+    """
+    shown = asked_examples(question)
+    return shown if shown and all(_NAME_RUN.fullmatch(x) for x in shown) else []
+
 
 def asked_sentence(question: str) -> str:
     """The sentence of ``question`` that asks (its last one ending in "?", else its last one).
