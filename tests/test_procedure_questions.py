@@ -18,9 +18,23 @@ from tests.conftest import unit
     ("What procedure does the release process prescribe for revoking it and re-signing the releases?", "revoking"),
     ("What steps must we take to register the system?", "register"),
     ("What's the process to appeal a refusal?", "appeal"),
+    # after a verb that names no act of its own, the verb after "to" or the participle that ends the object (not
+    # one that qualifies a noun, "a recommended name")
+    ("What's the procedure for getting a recommended name added to the table?", "added"),
+    ("What procedure do we follow to ask for it not to be applied?", "applied"),
+    ("What is the procedure for asking the FSRA to add it to that list?", "add"),
+    ("What is the step-by-step procedure for getting authorised to do that?", "authorised"),
+    ("What's the procedure for getting a mode number assigned to it?", "assigned"),
+    # "for" someone "to" act, ten words from the noun at most; a modal "have to" is no act
+    ("What procedure does OAuth 2.0 define for an authorization server to accept such clients?", "accept"),
+    ("What procedure does the report have to go through before it is published?", ""),
+    # the asked procedure named by a noun of action, not an adjective, nor a procedure only mentioned
+    ("What selection procedure does the Commission follow when it designates a structure?", "selection"),
+    ("What certification process must it pass before we can call it compliant?", "certification"),
+    ("What formal procedure does the AI Act lay down for making that request?", ""),
+    ("Under the examination procedure, what majority of the committee is needed?", ""),
     # a verb that names no act of its own, and no act at all
-    ("What's the procedure for getting a recommended name added to the table?", ""),
-    ("What procedure do we follow to ask for it not to be applied?", ""),
+    ("What procedure do we follow to get log-in access to the secure section?", ""),
     ("What process applies to the notification?", ""),
     ("How must the server treat that app and its secret?", ""),
     # a name or an adverb after "to" is no act
@@ -64,3 +78,10 @@ def test_a_procedure_for_an_act_the_passages_write_is_left_to_the_usual_test(sto
                      "to the Appeals Panel?")
     assert rep.gate is not None and rep.gate.signals.get("action_found") is True
     assert "give no procedure" not in rep.reason
+
+
+def test_the_reason_names_the_act_as_the_question_asks_for_it(store):
+    rep = run(store, "A lawyer at our firm would like to sit on the Appeals Panel. What is the procedure for getting "
+                     "our partner added to the Appeals Panel as a member?")
+    assert rep.refused and rep.gate is not None and rep.gate.signals.get("action") == "added"
+    assert "give no procedure for getting our partner added to the Appeals Panel as a member:" in rep.reason

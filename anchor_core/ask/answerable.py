@@ -454,48 +454,83 @@ FAMILY_PREFIX = 4
 and "appl"-ication, "reserv"-ing and "reserv"-ation (a shared prefix may also be another word's, "applicable": the
 check then passes, so it errs towards answering)."""
 
-# "the procedure for revoking", "the process to apply for", "what steps must we take to register"
-_ACT = re.compile(r"\b(?:procedures?|process(?:es)?|steps?)\b(?:\s+[\w'’-]+){0,6}?\s+"
-                  r"(?:for\s+(?P<gerund>[a-z]+ing)|to\s+(?P<verb>[a-z]+))\b(?P<rest>[^?:;.]*)", re.I)
-# verbs that name no act of their own ("getting a name added", "giving that mandate", "making a request")
+# "the procedure for revoking", "the process to apply for", "what steps must we take to register", "what procedure
+# does the OAuth 2.0 framework define for an authorization server to accept ...": the act after "for" or "to", at
+# most ten words after the noun ("to" not after a verb that makes it a modal: "have to", "need to")
+_ACT = re.compile(r"\b(?:procedures?|process(?:es)?|steps?)\b(?:\s+[\w'’.-]+){0,10}?\s+"
+                  r"(?:for\s+(?P<gerund>[a-z]+ing)|(?<!\bhave\s)(?<!\bhas\s)(?<!\bhad\s)(?<!\bneed\s)"
+                  r"(?<!\bneeds\s)(?<!\bable\s)(?<!\bgoing\s)(?<!\bought\s)to\s+(?P<verb>[a-z]+))\b"
+                  r"(?P<rest>[^?:;.]*)", re.I)
+# "what selection procedure", "which exact preparation steps": the asked procedure named by a noun of action (not
+# by an adjective: "formal", "existing", "additional"; nor a procedure the question only mentions, "under the
+# examination procedure, what majority ...")
+_NAMED_ACT = re.compile(r"\b(?i:what|which)\s+(?:[a-z-]+\s+)?(?P<noun>[a-z]+(?:ion|ment))\s+"
+                        r"(?:procedures?|process(?:es)?|steps?)\b")
+# verbs that name no act of its own ("getting a name added", "giving that mandate", "making a request"): the act is
+# then the verb after "to" ("asking the FSRA to add it") or the participle that ends the object ("getting a mode
+# number assigned to it"; not "a recommended name", whose participle qualifies a noun)
 _LIGHT_VERBS = frozenset("""
 get gets getting got give gives giving gave make makes making made do does doing did have has having take takes
 taking took be being been become becoming follow follows following use using ask asking obtain obtaining seek
 seeking
 """.split())
+_THEN_TO = re.compile(r"\bto\s+(?P<verb>[a-z]+)\b")
+_PARTICIPLE = re.compile(r"\b(?P<verb>[a-z]{3,}(?:ed|en))\b(?=\s*(?:$|,|\b(?:to|by|in|on|for|from|into|at|as|with|"
+                         r"under|onto)\b))")
 
 
 def asked_action(question: str) -> str:
-    """The act whose procedure the asking sentence asks for, as it writes it; ``""`` when it names none, or only a
-    verb that names no act of its own.
+    """The act whose procedure the asking sentence asks for, as it writes it; ``""`` when it names none.
 
     >>> asked_action("A lawyer would like to sit on the Panel. What is the procedure for applying to be appointed?")
     'applying'
     >>> asked_action("What procedure does the release process prescribe for revoking it?")
     'revoking'
-    >>> asked_action("What's the procedure for getting a recommended name added?")
-    ''
+    >>> asked_action("What's the procedure for getting a recommended name added to the table?")
+    'added'
+    >>> asked_action("What is the procedure for asking the FSRA to add it to that list?")
+    'add'
+    >>> asked_action("What selection procedure does the Commission follow when it designates a structure?")
+    'selection'
     >>> asked_action("How must the server treat that app?")
     ''
     """
     return _asked_act(question)[0]
 
 
+def _act_verb(verb: str) -> bool:
+    """``verb`` names an act: not a light verb, a function word, a name ("the process to GitHub") or an adverb
+    ("structured to effectively mitigate")."""
+    return verb not in _LIGHT_VERBS and verb.lower() not in STOP_WORDS and verb.islower() and not verb.endswith("ly")
+
+
 def _asked_act(question: str) -> tuple[str, str]:
-    """:func:`asked_action`, and the act with what the asking sentence writes after it, up to the end of its clause,
-    at most twelve words ("applying to be appointed as a member"), for a reason that names it; ``("", "")`` when
-    the question names no act."""
-    m = _ACT.search(asked_sentence(question))
+    """:func:`asked_action`, and how the asking sentence asks for it, from "for" or "to" up to the end of its clause,
+    at most twelve words after that ("for applying to be appointed as a member", "to destroy them", "for getting a
+    mode number assigned to it"), for a reason that names it; ``("", "")`` when the question names no act."""
+    asking = asked_sentence(question)
+    m = _ACT.search(asking)
     if m is None:
+        named = _NAMED_ACT.search(asking)
+        # "the process" of a name ("the PEP process") or a "procedure" that is itself the subject is no act
+        noun = named.group("noun") if named else ""
+        return (noun, f"for {noun}") if noun and _act_verb(noun) else ("", "")
+    verb, lead = m.group("gerund") or m.group("verb"), "for" if m.group("gerund") else "to"
+    rest = m.group("rest").split(",")[0]
+    said = [verb, *rest.split()]
+    if verb in _LIGHT_VERBS:
+        # "getting a mode number assigned to it", "asking the FSRA to add it"
+        then = [x for x in (_THEN_TO.search(rest), _PARTICIPLE.search(rest))
+                if x is not None and _act_verb(x.group("verb"))]
+        if not then:
+            return "", ""
+        verb = min(then, key=lambda x: x.start()).group("verb")
+    if not _act_verb(verb):
         return "", ""
-    verb = m.group("gerund") or m.group("verb")
-    # "the process to GitHub" names a place, "structured to effectively mitigate" an adverb: no act
-    if verb in _LIGHT_VERBS or verb.lower() in STOP_WORDS or not verb.islower() or verb.endswith("ly"):
-        return "", ""
-    ws = [verb, *m.group("rest").split(",")[0].split()][:12]
+    ws = said[:12]
     while len(ws) > 1 and ws[-1].lower() in STOP_WORDS:  # "... as a member of"
         ws.pop()
-    return verb, " ".join(ws)
+    return verb, " ".join([lead, *ws])
 
 
 @dataclass

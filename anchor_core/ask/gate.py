@@ -389,7 +389,7 @@ def decide(sig: GateSignals, *, hits: list[Hit], model: dict | None = None,
             # the question asks for the procedure of an act ("the procedure for applying to be appointed"), and no
             # retrieved sentence about its topic writes that act
             return GateDecision(verdict="weak", score=score, code="not_answered", signals=data, thresholds=t,
-                                reason=f"the sources give no procedure for {answerability.action_phrase}: no "
+                                reason=f"the sources give no procedure {answerability.action_phrase}: no "
                                        f"retrieved passage about the question's subject writes "
                                        f"“{answerability.action}” or a word of its family")
         if score >= spec["threshold"]:
