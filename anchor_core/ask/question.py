@@ -956,6 +956,14 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
         found = [m.group(1) for m in _IN_NAMED.finditer(text)
                  if not _BODY_WORD.search(m.group(1)) and not _NOT_A_PLACE.match(m.group(1))
                  and not _ROLE_WORD.search(m.group(1))]
+    elif kind == "place" and _ASKS_COUNTRY.search(asked_sentence(question)):
+        # "in which country / Member State / jurisdiction" is answered by the name of one ("resident in the
+        # U.A.E.") or by the class picked out by what follows it ("the Member State where the testing is to be
+        # conducted", "the country of his habitual residence"); the class alone ("Member States shall ensure") is
+        # an actor or a scope, and a capitalised title ("Senior Manager") or a description ("premises") no country
+        found = [m.group(1) for m in _IN_COUNTRY.finditer(text)
+                 if not _BODY_WORD.search(m.group(1)) and not _NOT_A_PLACE.match(m.group(1))
+                 and not _ROLE_WORD.search(m.group(1))] + [m.group(0) for m in _PICKED_PLACE.finditer(text)]
     if not found:
         return []
     # the question's own words, a possessive's stem among them ("the AI Office's director": "office")
@@ -1066,8 +1074,20 @@ _ROLE_WORD = re.compile(r"\b(?:chair\w*|president|executive|director\w*|head|sec
                         r"corporation|societ(?:y|ies)|index|registry|database|platform|network|programmes?|"
                         r"programs?)\b", re.I)
 _ASKS_SETTLEMENT = re.compile(r"\b(?:city|cities|town|towns)\b", re.I)
+_ASKS_COUNTRY = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:countr(?:y|ies)|member\s+states?|jurisdictions?)\b",
+                           re.I)
 # "in Brussels", "at Abu Dhabi": a name after a preposition of place (not "in Article 5", "in May")
 _IN_NAMED = re.compile(r"\b(?:in|at)\s+((?-i:[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)?))\b", re.I)
+# a country may also be named by its initials ("resident in the U.A.E.", "in the UK")
+_IN_COUNTRY = re.compile(r"\b(?:in|at)\s+(?:the\s+)?((?-i:[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)?|(?:[A-Z]\.){2,}|"
+                         r"[A-Z]{2,5}\b))", re.I)
+# a country picked out by what follows it ("the Member State where", "the third country in which", "the country of
+# his or her habitual residence"), or any one of the class ("the national law of a Member State", "in any Member
+# State")
+_PICKED_PLACE = re.compile(r"(?:\b(?:(?:third\s+)?countr(?:y|ies)|Member\s+States?|jurisdictions?)\s+(?:where|"
+                           r"(?:in|to|of|from|under|with)\s+which|whose|of\s+(?:[\w'’]+\s+){0,4}?(?:establishment|"
+                           r"residence|origin|incorporation|registration))\b|\b(?:of|in|under)\s+(?:a|any|each|every|"
+                           r"one)\s+(?:(?:third\s+)?country|Member\s+State|jurisdiction)\b)(?:\s+[\w'’-]+){0,6}", re.I)
 _NOT_A_PLACE = re.compile(rf"(?:{STRUCTURE_WORDS}|{_MONTH}|Union|Member|Regulation|Directive|Decision|The|This|"
                           r"That|Such|Each|Any|Accordance|Particular|Order|Case|Respect|Addition)\b", re.I)
 _PLACE_NAME = re.compile(r"(?:[A-Z][\w'’-]+)(?:\s+(?:(?:of|on|upon|de|al)\s+)?[A-Z][\w'’-]+)*")
