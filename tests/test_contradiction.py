@@ -395,9 +395,27 @@ def test_a_dropped_condition_is_still_caught_when_the_claim_keeps_another():
     ("One or more Unitholders present at the adjourned meeting will form a quorum.",
      "A quorum at the adjourned meeting is formed only by two or more Unitholders present.",
      "the source says One or more Unitholders, the claim two or more Unitholders"),
+    # the claim's "one" or "a single" before what the source counts with another number
+    ("The core team vote should be open for two weeks.", "The core team vote should stay open for a single week.",
+     "the source says two weeks, the claim single week"),
+    ("Each Member State shall designate two or more contact points.",
+     "Each Member State must designate one or more contact points.",
+     "the source says two or more contact, the claim one or more contact"),
 ])
 def test_another_reference_frequency_or_open_count_is_a_number_conflict(sentence, claim, said):
     assert [(c.kind, c.reason) for c in contradiction.conflicts(sentence, claim)] == [("number", said)]
+
+
+def test_one_of_what_the_source_also_counts_one_of_is_no_other_number():
+    source = ("The Regulator would generally expect to process an application within two days, and in the case of "
+              "non equity Securities, one day.")
+    claim = ("The Regulator expects to process an application within two days, or within one day for non equity "
+             "Securities.")
+    assert contradiction.conflicts(source, claim) == []
+    # nor is "one" that counts nothing ("one of the members")
+    assert [c for c in contradiction.conflicts("The vote is open for two weeks.",
+                                               "One of them keeps the vote open for two weeks.")
+            if c.kind == "number"] == []
 
 
 def test_a_roman_numeral_is_a_number_only_after_such_a_head():
