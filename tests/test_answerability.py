@@ -1081,3 +1081,19 @@ def test_a_value_next_to_another_version_or_act_than_the_asked_one_does_not_tie(
     series = assess("When was the last Python 3.3 maintenance release candidate published?",
                     [_hit("pep-398", "- 3.3.5 release candidate 1: March 2, 2014")], weights=weights)
     assert series.tied > 0  # 3.3.5 is a release of 3.3
+
+
+def test_an_acronym_as_an_object_or_in_a_heading_names_no_one():
+    """"Who implemented the timeout sockets?" was answered from "packages such as Twisted which implement async
+    servers using SSL have to require ..." (SSL read as an actor before "have") and "Who implemented the cycle GC?"
+    from the heading "Implemented / Final PEPs:" ("PEPs" never written in lower case): an acronym names someone as
+    a subject or after "by", and is no sign of a name inside a capitalised phrase."""
+    from anchor_core.ask.question import names_someone
+
+    common = frozenset("final packages such as which implement async servers using have to require".split())
+    assert not names_someone("SSL", "packages which implement async servers using SSL have to require", common)
+    assert names_someone("IANA", "Registration is done by IANA.", common)
+    assert names_someone("PSF", "The rights are held and the PSF will grant them.", common)
+    assert not names_someone("Final PEPs", "Implemented / Final PEPs:", common)
+    assert names_someone("Jive Communications", "Eduardo Gueiros, Jive Communications", common)
+

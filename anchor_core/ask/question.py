@@ -1042,6 +1042,10 @@ def names_someone(value: str, text: str, common: frozenset[str]) -> bool:
     True
     >>> names_someone("URL", "URL of the introspection endpoint", common), names_someone("NOT", "MUST NOT", common)
     (False, False)
+    >>> names_someone("SSL", "packages using SSL have to require pyopenssl", common)
+    False
+    >>> names_someone("Final PEPs", "Implemented / Final PEPs:", frozenset({"final"}))
+    False
     """
     if _BODY_WORD.search(value):
         return True
@@ -1050,9 +1054,14 @@ def names_someone(value: str, text: str, common: frozenset[str]) -> bool:
         if value in _KEYWORDS:
             return False
         name = re.escape(value)
+        # an actor stands as a subject ("IANA must", "and the PSF will"), not as an object ("using SSL have to")
         return bool(re.search(rf"\b(?:by|to|from|with|of)\s+(?:the\s+)?{name}\b(?!\s+[a-z])|"
-                              rf"\b{name}\s+{_MODAL_AFTER}", text))
-    return not all(t in common for t in toks if t not in STOP_WORDS)  # words() lower-cases
+                              rf"(?:^|[.;:,(]\s*|\b(?i:and|or|the|then|that|which|where|when|if)\s+){name}\s+"
+                              rf"{_MODAL_AFTER}", text))
+    # an acronym in the phrase ("Final PEPs", a heading) is no sign of a name: the sources write acronyms in capitals
+    # whatever they name; a word they never write in lower case is ("Marius Scurtescu", "Jive Communications")
+    spelled = {w.lower() for w in re.findall(r"[\w'’-]+", value) if len(w) > 1 and w.rstrip("s").isupper()}
+    return not all(t in common or t in spelled for t in toks if t not in STOP_WORDS)  # words() lower-cases
 
 
 # --- does a sentence have the shape of the asked kind? -----------------------------------------------------
