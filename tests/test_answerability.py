@@ -1097,3 +1097,17 @@ def test_an_acronym_as_an_object_or_in_a_heading_names_no_one():
     assert not names_someone("Final PEPs", "Implemented / Final PEPs:", common)
     assert names_someone("Jive Communications", "Eduardo Gueiros, Jive Communications", common)
 
+
+@pytest.mark.parametrize("text, value", [
+    ("The Wolfsberg Group is an association of thirteen global banks.", "thirteen"),
+    ("The committee has seventeen members.", "seventeen"),
+    ("It should not exceed eighty pages.", "eighty"),
+    ("A dozen firms replied.", "dozen"),
+])
+def test_every_cardinal_written_as_a_word_is_a_count(text, value):
+    """"How many global banks make up the Wolfsberg Group?" was refused: "thirteen" was missing from the count
+    words (so were fourteen and sixteen to nineteen, seventy, eighty)."""
+    from anchor_core.ask.question import expressions
+
+    assert value in expressions(text, "count")
+

@@ -275,8 +275,10 @@ def focus_phrase(question: str, parts: list[str]) -> str:
 
 _NUMERIC = re.compile(r"\bhow many\b|\bwhat (\w+ )?(number|percentage|percent)\b|\bin (us )?(euros?|dollars|years|"
                       r"months|days|hours|minutes|seconds|characters|bytes|kilobytes|bits)\b", re.I)
-_DIGITS = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
-                     r"forty|fifty|sixty|ninety|hundred|thousand|million|billion|half)\b", re.I)
+# every cardinal written as a word (one to twenty, the tens, "dozen", "hundred"), longest first, and the large ones
+_CARDINALS = "|".join(sorted((w for w in NUMBER_WORDS if w != "zero"), key=len, reverse=True)) + \
+    "|thousand|million|billion"
+_DIGITS = re.compile(rf"\d|\b(?:{_CARDINALS}|half)\b", re.I)
 
 
 _AFTER_COUNTED = (r"a|an|the|per|in|on|of|for|to|at|by|with|under|before|after|each|every|should|would|could|"
@@ -434,11 +436,11 @@ def spelled_words(question: str, text: str) -> set[str]:
 
 # --- expressions of a kind in text -------------------------------------------------------------------------
 
-_NUM_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
-             r"sixty|ninety|hundred|thousand|million|billion|half|a|an|single|several)")
+_NUM_WORD = rf"(?:{_CARDINALS}|half|a|an|single|several)"
 _NUM = rf"(?:\d[\d,.\s]*\d|\d|{_NUM_WORD})"
 _ORDINAL = (r"\d{1,3}(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|"
-            r"twelfth|fifteenth|twentieth|thirtieth|fortieth|forty-fifth|sixtieth|ninetieth")
+            r"twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|"
+            r"thirtieth|fortieth|forty-fifth|fiftieth|sixtieth|seventieth|eightieth|ninetieth")
 # references are numbers that are not values: Article 6(2), Section 4.1, RFC 6749, PEP 8, Rule 3.2.1, 2024/1689
 # (and so is a character range of a grammar: "[0-9]")
 # (a range or a series goes with its word: "Paragraphs 1 to 4", "Articles 5, 6 and 7"; markup may glue the
