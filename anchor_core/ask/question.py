@@ -955,17 +955,13 @@ def answer_values(text: str, kind: str, question: str = "", *, numeric: bool = F
         # "in which city" is answered by the name of one, not by an institution ("the AI Office"), a
         # description ("premises", "each Member State") or a capitalised title ("the Official Journal", "the
         # Package Index"): a city's name stands after a preposition of place, with no article ("in Brussels")
-        found = [m.group(1) for m in _IN_NAMED.finditer(text)
-                 if not _BODY_WORD.search(m.group(1)) and not _NOT_A_PLACE.match(m.group(1))
-                 and not _ROLE_WORD.search(m.group(1))]
+        found = _places_named(_IN_NAMED, text)
     elif kind == "place" and _ASKS_COUNTRY.search(asked_sentence(question)):
         # "in which country / Member State / jurisdiction" is answered by the name of one ("resident in the
         # U.A.E.") or by the class picked out by what follows it ("the Member State where the testing is to be
         # conducted", "the country of his habitual residence"); the class alone ("Member States shall ensure") is
         # an actor or a scope, and a capitalised title ("Senior Manager") or a description ("premises") no country
-        found = [m.group(1) for m in _IN_COUNTRY.finditer(text)
-                 if not _BODY_WORD.search(m.group(1)) and not _NOT_A_PLACE.match(m.group(1))
-                 and not _ROLE_WORD.search(m.group(1))] + [m.group(0) for m in _PICKED_PLACE.finditer(text)]
+        found = _places_named(_IN_COUNTRY, text) + [m.group(0) for m in _PICKED_PLACE.finditer(text)]
     if not found:
         return []
     # the question's own words, a possessive's stem among them ("the AI Office's director": "office")
@@ -1089,6 +1085,14 @@ _ASKS_COUNTRY = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:countr(?:y|ies)|me
                            re.I)
 # "in Brussels", "at Abu Dhabi": a name after a preposition of place (not "in Article 5", "in May")
 _IN_NAMED = re.compile(r"\b(?:in|at)\s+((?-i:[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)?))\b", re.I)
+def _places_named(after_preposition: re.Pattern[str], text: str) -> list[str]:
+    """The names ``after_preposition`` finds in ``text`` ("in Brussels"), not an institution ("the AI Office"), a
+    structure word, month or other non-place ("in Article 5", "in May", "in Accordance") or a title ("the Chair")."""
+    return [m.group(1) for m in after_preposition.finditer(text)
+            if not _BODY_WORD.search(m.group(1)) and not _NOT_A_PLACE.match(m.group(1))
+            and not _ROLE_WORD.search(m.group(1))]
+
+
 # a country may also be named by its initials ("resident in the U.A.E.", "in the UK")
 _IN_COUNTRY = re.compile(r"\b(?:in|at)\s+(?:the\s+)?((?-i:[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)?|(?:[A-Z]\.){2,}|"
                          r"[A-Z]{2,5}\b))", re.I)
