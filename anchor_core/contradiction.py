@@ -766,16 +766,19 @@ def _numbers(stoks: list[Token], ctoks: list[Token], about_it: bool = True) -> C
     # "one week" / "a single week" where the source counts the same thing with a number ("two weeks"): a claim's
     # "one" is a word to the tokenizer (it is also a pronoun), so it is read here, before the same counted word;
     # only on the whole sentence the claim is about (a scorer's quote may stop before the source's own "one day")
-    for j in range(len(ctoks) if about_it else 0):
-        if not _says_one(ctoks, j) or (unit := _unit_after(ctoks, j)) is None:
-            continue
-        if any((_says_one(stoks, i) or stoks[i].text.lower() in {"a", "an"}) and _unit_after(stoks, i) == unit
-               for i in range(len(stoks))):
-            continue  # the source counts one of them too ("within two days, and for bonds one day")
-        for i in range(len(stoks)):
-            if stoks[i].kind == "number" and not _is_year(stoks[i]) and _count_value(stoks[i]) > 1 \
-                    and _unit_after(stoks, i) == unit:
-                return Conflict("number", f"the source says {_unit(stoks, i)}, the claim {_unit(ctoks, j)}")
+    ones = [j for j in range(len(ctoks)) if about_it and _says_one(ctoks, j)]
+    if ones:
+        counted = [_unit_after(stoks, i) for i in range(len(stoks))]
+        # what the source counts one of too ("within two days, and for bonds one day")
+        single = {counted[i] for i in range(len(stoks)) if _says_one(stoks, i) or stoks[i].text.lower() in {"a", "an"}}
+        for j in ones:
+            unit = _unit_after(ctoks, j)
+            if unit is None or unit in single:
+                continue
+            for i in range(len(stoks)):
+                if stoks[i].kind == "number" and not _is_year(stoks[i]) and _count_value(stoks[i]) > 1 \
+                        and counted[i] == unit:
+                    return Conflict("number", f"the source says {_unit(stoks, i)}, the claim {_unit(ctoks, j)}")
     return _frequency(stoks, ctoks) if about_it else None
 
 
